@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+
+/** A funded development account derived from the mnemonic (printed by `wharf up`, as Anvil does). */
+export interface DevAccount {
+  address: `0x${string}`;
+  privateKey: `0x${string}`;
+}
+
+/** Options of `startChainNode`; every field has the default of docs/design (Defaults). */
+export interface ChainNodeOptions {
+  host: string;
+  port: number;
+  /** The chain's data lives in `<dataDir>/chain`. */
+  dataDir: string;
+  chainId: bigint;
+  /** Seconds between sealed blocks; 0 seals one block per transaction. */
+  blockTime: number;
+  /** Milliseconds between flashblocks (pre-confirmations). */
+  flashblockInterval: number;
+  /** false: never seal (imported chains, conformance runs). */
+  mining: boolean;
+  gasLimit: bigint;
+  /** Number of dev accounts derived from `mnemonic`. */
+  accounts: number;
+  mnemonic: string;
+  /** Balance of each dev account, in wei. */
+  balance: bigint;
+  /** Initial base fee per gas of the genesis block, in wei. */
+  baseFee: bigint;
+  /** A geth genesis.json to start from instead of the dev genesis. */
+  genesisPath?: string;
+  logger?: Logger;
+}
+
+export const defaultChainNodeOptions: ChainNodeOptions = {
+  host: '127.0.0.1',
+  port: 8545,
+  dataDir: './.wharf',
+  chainId: 31337n,
+  blockTime: 2,
+  flashblockInterval: 200,
+  mining: true,
+  gasLimit: 30_000_000n,
+  accounts: 10,
+  mnemonic: 'test test test test test test test test test test test junk',
+  balance: 10_000n * 10n ** 18n,
+  baseFee: 1_000_000_000n,
+};
+
+/** A running chain node. */
+export interface ChainNode {
+  /** http://host:port — JSON-RPC over HTTP POST. */
+  url: string;
+  /** ws://host:port — JSON-RPC over WebSocket (and /flashblocks). */
+  wsUrl: string;
+  chainId: bigint;
+  accounts: DevAccount[];
+  /** Stops serving, flushes storage and closes it. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,4 @@
+/**
+ * @wharf/sdk — a typed client of the wharf notifications API (filled in by the notifications issue).
+ */
+export const API_VERSION = 'v1';

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// One runner for the whole workspace. Tests import workspace packages from source
+// (the "source" export condition), so `vitest` never needs a prior build.
+export default defineConfig({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Two cores: test files that start servers or databases run two at a time.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
