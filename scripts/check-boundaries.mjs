@@ -21,7 +21,8 @@ const chainLayers = ['rpc', 'builder', 'txpool', 'execution', 'state', 'storage'
 // Folders that any chain layer may use (leaf helpers with no imports of the layers).
 const chainShared = new Set(['primitives', 'trie', 'crypto', 'chainspec', 'errors', 'log']);
 
-const importRe = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const importRe =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 function* walk(dir) {
   if (!fs.existsSync(dir)) return;
@@ -74,7 +75,8 @@ function checkChainLayer(file, target, rel, spec) {
   const fi = chainLayers.indexOf(from);
   const ti = chainLayers.indexOf(to);
   if (chainShared.has(from) && ti >= 0) return problems.push(`${rel} (shared ${from}/) imports layer ${to}/`);
-  if (fi >= 0 && ti >= 0 && ti <= fi) problems.push(`${rel} (${from}/) imports ${to}/ above or beside it: ${spec}`);
+  if (fi >= 0 && ti >= 0 && ti <= fi)
+    problems.push(`${rel} (${from}/) imports ${to}/ above or beside it: ${spec}`);
 }
 
 if (problems.length) {

@@ -1,0 +1,98 @@
+/**
+ * The transaction pool's interface. Consumers: rpc/ (eth_sendRawTransaction, txpool_*,
+ * eth_getTransactionCount "pending", newPendingTransactions) and builder/ (best(), onIncluded()).
+ * The pool knows nothing of storage or the EVM: it reads accounts through PoolStateReader.
+ */
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+
+export type Hex = `0x${string}`;
+
+/** A transaction accepted by the pool. */
+export interface PoolTransaction {
+  /** keccak256 of the raw bytes, 0x-lowercase. */
+  hash: Hex;
+  /** The signed transaction as submitted. */
+  raw: Uint8Array;
+  tx: TypedTransaction;
+  /** Recovered sender, 0x-lowercase. */
+  sender: Hex;
+  nonce: bigint;
+  /** Legacy/2930: gasPrice; 1559/7702: maxFeePerGas. */
+  maxFeePerGas: bigint;
+  /** Legacy/2930: gasPrice; 1559/7702: maxPriorityFeePerGas. */
+  maxPriorityFeePerGas: bigint;
+  gasLimit: bigint;
+  /** Milliseconds since the epoch when the pool accepted it. */
+  receivedAt: number;
+}
+
+/**
+ * The account state the pool validates against: the state after the last pre-confirmation
+ * (pending), so that a transaction following a pre-confirmed one has the right nonce.
+ */
+export interface PoolStateReader {
+  getNonce(address: Hex): Promise<bigint>;
+  getBalance(address: Hex): Promise<bigint>;
+}
+
+export interface TxPoolConfig {
+  /** Chain rules (fork, chain id) and customCrypto (native ecrecover) for decoding and recovery. */
+  common: Common;
+  state: PoolStateReader;
+  /** Base fee of the block being built. */
+  baseFee(): bigint;
+  /** Gas limit of the block being built. */
+  blockGasLimit(): bigint;
+  /** Minimum tip (geth --txpool.pricelimit, default 1 wei). */
+  priceLimit?: bigint;
+  /** Replacement bump in percent (default 10). */
+  priceBump?: bigint;
+  /** Fee cap in wei for gasLimit * maxFeePerGas (geth --rpc.txfeecap, default 1 ether; 0 = no cap). */
+  txFeeCap?: bigint;
+  /** geth defaults: accountSlots 16, globalSlots 5120, accountQueue 64, globalQueue 1024. */
+  accountSlots?: number;
+  globalSlots?: number;
+  accountQueue?: number;
+  globalQueue?: number;
+  /** Accept transactions without EIP-155 replay protection (geth --rpc.allow-unprotected-txs). */
+  allowUnprotected?: boolean;
+  now?: () => number;
+}
+
+/** A refusal, with geth's exact message (code -32000 at the RPC edge). */
+export class TxPoolError extends Error {
+  override readonly name = 'TxPoolError';
+  readonly code = -32000;
+}
+
+export interface TxPoolStatus {
+  pending: number;
+  queued: number;
+}
+
+export interface TxPool {
+  /** Decodes, validates and adds a raw signed transaction; throws TxPoolError. Consumer: rpc. */
+  add(raw: Uint8Array): Promise<PoolTransaction>;
+  /** A pooled transaction (pending or queued) by hash. Consumer: rpc. */
+  get(hash: Hex): PoolTransaction | undefined;
+  /**
+   * Executable transactions, best first: by effective tip at `baseFee`, nonce order within a
+   * sender. Consumer: builder (takes what fits, then reports with onIncluded / onRejected).
+   */
+  best(baseFee: bigint): Iterable<PoolTransaction>;
+  /** Transactions executed into a pre-confirmation or a sealed block leave the pool. Consumer: builder. */
+  onIncluded(txs: readonly PoolTransaction[]): Promise<void>;
+  /** A transaction that failed to execute (nonce or funds changed) leaves the pool. Consumer: builder. */
+  onRejected(hash: Hex, reason: string): void;
+  /** The next nonce of `address` counting its pending pool transactions. Consumer: rpc. */
+  pendingNonce(address: Hex): Promise<bigint>;
+  status(): TxPoolStatus;
+  /** pending and queued by sender (0x-lowercase) then nonce. Consumer: rpc txpool_*. */
+  content(): {
+    pending: Map<Hex, Map<bigint, PoolTransaction>>;
+    queued: Map<Hex, Map<bigint, PoolTransaction>>;
+  };
+  /** Called for every accepted transaction (newPendingTransactions). Returns an unsubscribe. */
+  onAdded(listener: (tx: PoolTransaction) => void): () => void;
+}

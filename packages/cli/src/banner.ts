@@ -1,0 +1,43 @@
+import path from 'node:path';
+import type { ChainNode } from '@wharf/chain';
+import { version } from './version.js';
+
+/** What `wharf up` prints once serving, as Anvil does: URLs, dev accounts with keys, the admin token. */
+export function upBanner(input: {
+  startedMs: number;
+  platformUrl: string;
+  chain?: ChainNode;
+  chainError?: string;
+  dataDir: string;
+  adminToken: string;
+  balanceWei: bigint;
+  mnemonic: string;
+}): string {
+  const lines: string[] = [];
+  lines.push(`wharf ${version} ready in ${input.startedMs} ms`, '');
+  lines.push(`  Platform    ${input.platformUrl}`);
+  lines.push(`  Dashboard   ${input.platformUrl}/dashboard`);
+  lines.push(`  API docs    ${input.platformUrl}/api/v1/openapi.json`);
+  if (input.chain) {
+    lines.push(`  Chain RPC   ${input.chain.url}   ${input.chain.wsUrl}   chain id ${input.chain.chainId}`);
+  } else {
+    lines.push(`  Chain RPC   not running: ${input.chainError ?? 'unknown error'}`);
+  }
+  lines.push(`  Data        ${path.resolve(input.dataDir)}`, '');
+  if (input.chain && input.chain.accounts.length > 0) {
+    const eth = formatEther(input.balanceWei);
+    lines.push(`Available accounts (${eth} ETH each)`, '==================');
+    for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${a.address}`);
+    lines.push('', 'Private keys', '==================');
+    for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${a.privateKey}`);
+    lines.push('', 'Mnemonic', '==================', input.mnemonic, '');
+  }
+  lines.push(`Admin token: ${input.adminToken}`, '', 'Press Ctrl-C to stop.', '');
+  return lines.join('\n');
+}
+
+export function formatEther(wei: bigint): string {
+  const whole = wei / 10n ** 18n;
+  const frac = (wei % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole.toString();
+}

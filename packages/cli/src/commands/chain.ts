@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { exportChain, importChain } from '@wharf/chain';
+import type { Command } from 'commander';
+import { type ChainFlags, startChain } from '../compose.js';
+import { createLogger } from '../logger.js';
+import { progressBar } from '../progress.js';
+import { shutdownOnSignal } from '../shutdown.js';
+import { addChainOptions, addDataDirOption, addHostOption } from './options.js';
+
+export function registerChainCommands(program: Command): void {
+  const chain = program.command('chain').description('the chain node: run it, import and export chains');
+
+  const start = chain
+    .command('start')
+    .description('run the chain node alone (JSON-RPC over HTTP and WebSocket)');
+  addHostOption(start);
+  addDataDirOption(start);
+  addChainOptions(start, '--port');
+  start.action(async (opts: ChainFlags) => {
+    const logger = createLogger();
+    const shutdown = shutdownOnSignal(logger);
+    const node = await startChain(opts, logger);
+    shutdown.add(() => node.close());
+    process.stdout.write(`Chain RPC   ${node.url}   ${node.wsUrl}   chain id ${node.chainId}\n`);
+    for (const [i, a] of node.accounts.entries())
+      process.stdout.write(`(${i}) ${a.address} ${a.privateKey}\n`);
+    start.setOptionValue('__exitCode', await shutdown.done);
+  });
+
+  const imp = chain
+    .command('import')
+    .description('validate and import a geth chain (genesis.json + chain.rlp) into the data dir')
+    .requiredOption('--genesis <file>', 'geth genesis.json')
+    .requiredOption('--chain <file>', 'RLP-concatenated blocks (geth export format)');
+  addDataDirOption(imp);
+  imp.action(async (opts: { genesis: string; chain: string; dataDir: string }) => {
+    const bar = progressBar('importing');
+    const result = await importChain({
+      dataDir: path.resolve(opts.dataDir),
+      genesisPath: path.resolve(opts.genesis),
+      chainPath: path.resolve(opts.chain),
+      onProgress: (p) => bar.update(p.imported, p.total),
+    });
+    bar.done();
+    process.stdout.write(`${JSON.stringify({ head: Number(result.head) })}\n`);
+  });
+
+  const exp = chain
+    .command('export')
+    .description('write the stored chain (without genesis) as RLP-concatenated blocks')
+    .requiredOption('--out <file>', 'output file');
+  addDataDirOption(exp);
+  exp.action(async (opts: { out: string; dataDir: string }) => {
+    const result = await exportChain({
+      dataDir: path.resolve(opts.dataDir),
+      outPath: path.resolve(opts.out),
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
+}

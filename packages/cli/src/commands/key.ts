@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import { type StoreFlags, adminCommand, withAdmin } from './admin.js';
+
+export function registerKeyCommands(program: Command): void {
+  const key = program.command('key').description("a project's API key (operator)");
+  adminCommand(
+    key
+      .command('rotate')
+      .description('issue a new API key (shown once) and revoke the old one')
+      .requiredOption('--project <id>', 'project id'),
+  ).action((opts: StoreFlags & { project: string }) =>
+    withAdmin(opts, (admin) => admin.rotateKey(opts.project)),
+  );
+}

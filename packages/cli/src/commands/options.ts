@@ -1,0 +1,136 @@
+/** Option builders shared by `up`, `chain start` and `serve`, so the three agree on names, env vars and defaults. */
+import { type Command, Option } from 'commander';
+import {
+  parseBigInt,
+  parseEther,
+  parseInteger,
+  parseMnemonic,
+  parsePort,
+  parsePositiveInteger,
+  parseSeconds,
+  parseUrl,
+} from '../flags.js';
+
+export function addDataDirOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--data-dir <dir>', 'data directory (chain/ and the SQLite file inside)')
+      .env('WHARF_DATA_DIR')
+      .default('./.wharf'),
+  );
+}
+
+export function addStoreOptions(cmd: Command): Command {
+  addDataDirOption(cmd);
+  return cmd.addOption(
+    new Option(
+      '--database-url <url>',
+      'PostgreSQL URL for the notifications store (default: SQLite in the data dir)',
+    )
+      .env('WHARF_DATABASE_URL')
+      .argParser(parseUrl(['postgres:', 'postgresql:'])),
+  );
+}
+
+/** Chain flags; `portFlag` is --port for `chain start` and --chain-port for `up`. */
+export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port'): Command {
+  return cmd
+    .addOption(
+      new Option(`${portFlag} <port>`, 'chain JSON-RPC port (HTTP and WebSocket)')
+        .env('WHARF_CHAIN_PORT')
+        .argParser(parsePort)
+        .default(8545),
+    )
+    .addOption(
+      new Option('--chain-id <id>', 'chain id')
+        .env('WHARF_CHAIN_ID')
+        .argParser(parseBigInt)
+        .default(31337n, '31337'),
+    )
+    .addOption(
+      new Option('--block-time <seconds>', 'seconds between sealed blocks; 0 seals one block per transaction')
+        .env('WHARF_BLOCK_TIME')
+        .argParser(parseSeconds)
+        .default(2),
+    )
+    .addOption(
+      new Option('--flashblock-interval <ms>', 'milliseconds between pre-confirmations (flashblocks)')
+        .env('WHARF_FLASHBLOCK_INTERVAL')
+        .argParser(parsePositiveInteger)
+        .default(200),
+    )
+    .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
+    .addOption(
+      new Option('--gas-limit <gas>', 'block gas limit')
+        .env('WHARF_GAS_LIMIT')
+        .argParser(parseBigInt)
+        .default(30_000_000n, '30000000'),
+    )
+    .addOption(
+      new Option('--base-fee <wei>', 'base fee per gas of the genesis block')
+        .env('WHARF_BASE_FEE')
+        .argParser(parseBigInt)
+        .default(1_000_000_000n, '1000000000'),
+    )
+    .addOption(
+      new Option('--accounts <n>', 'number of funded dev accounts')
+        .env('WHARF_ACCOUNTS')
+        .argParser(parseInteger)
+        .default(10),
+    )
+    .addOption(
+      new Option('--mnemonic <words>', 'mnemonic of the dev accounts')
+        .env('WHARF_MNEMONIC')
+        .argParser(parseMnemonic)
+        .default('test test test test test test test test test test test junk'),
+    )
+    .addOption(
+      new Option('--balance <eth>', 'balance of each dev account, in ether')
+        .env('WHARF_BALANCE')
+        .argParser(parseEther)
+        .default(10_000n * 10n ** 18n, '10000'),
+    )
+    .addOption(
+      new Option('--genesis <file>', 'start from a geth genesis.json instead of the dev genesis').env(
+        'WHARF_GENESIS',
+      ),
+    );
+}
+
+export function addServeOptions(cmd: Command): Command {
+  addStoreOptions(cmd);
+  return cmd
+    .addOption(
+      new Option('--port <port>', 'platform HTTP port (API, app, dashboard)')
+        .env('WHARF_PORT')
+        .argParser(parsePort)
+        .default(3000),
+    )
+    .addOption(
+      new Option(
+        '--redis-url <url>',
+        'Redis URL: shared rate-limit counters and live fan-out across instances',
+      )
+        .env('WHARF_REDIS_URL')
+        .argParser(parseUrl(['redis:', 'rediss:'])),
+    )
+    .addOption(
+      new Option('--rate-limit <n>', 'requests per minute per IP on the notification endpoints')
+        .env('WHARF_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(20),
+    )
+    .addOption(
+      new Option('--trust-proxy', 'trust X-Forwarded-For (behind a reverse proxy)').env('WHARF_TRUST_PROXY'),
+    )
+    .addOption(
+      new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(
+        'WHARF_ADMIN_TOKEN',
+      ),
+    );
+}
+
+export function addHostOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--host <host>', 'interface to listen on').env('WHARF_HOST').default('127.0.0.1'),
+  );
+}

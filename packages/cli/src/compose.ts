@@ -1,0 +1,110 @@
+/** Starts the two parts from parsed CLI options. Used by `up`, `chain start` and `serve`. */
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type ChainNode, startChainNode } from '@wharf/chain';
+import { type PlatformServer, startPlatformServer } from '@wharf/notifications';
+import type { Logger } from 'pino';
+import { redactUrl } from './flags.js';
+
+export interface ChainFlags {
+  host: string;
+  port: number;
+  dataDir: string;
+  chainId: bigint;
+  blockTime: number;
+  flashblockInterval: number;
+  mining: boolean;
+  gasLimit: bigint;
+  baseFee: bigint;
+  accounts: number;
+  mnemonic: string;
+  balance: bigint;
+  genesis?: string;
+}
+
+export interface ServeFlags {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  rateLimit: number;
+  trustProxy?: boolean;
+  adminToken?: string;
+  chainRpc?: string;
+  chainId?: bigint;
+}
+
+export async function startChain(flags: ChainFlags, logger: Logger): Promise<ChainNode> {
+  logger.info(
+    {
+      dataDir: path.resolve(flags.dataDir),
+      chainId: flags.chainId.toString(),
+      blockTime: flags.blockTime,
+      mining: flags.mining,
+    },
+    'starting chain node',
+  );
+  const node = await startChainNode({
+    host: flags.host,
+    port: flags.port,
+    dataDir: path.resolve(flags.dataDir),
+    chainId: flags.chainId,
+    blockTime: flags.blockTime,
+    flashblockInterval: flags.flashblockInterval,
+    mining: flags.mining,
+    gasLimit: flags.gasLimit,
+    baseFee: flags.baseFee,
+    accounts: flags.accounts,
+    mnemonic: flags.mnemonic,
+    balance: flags.balance,
+    genesisPath: flags.genesis,
+    logger: logger.child({ part: 'chain' }),
+  });
+  logger.info({ url: node.url }, 'chain node listening');
+  return node;
+}
+
+/** The built web app (packages/app/dist), when it has been built. */
+export function webRoot(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    return path.join(path.dirname(require.resolve('@wharf/app/package.json')), 'dist');
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startPlatform(
+  flags: ServeFlags,
+  logger: Logger,
+): Promise<{ server: PlatformServer; adminToken: string }> {
+  const adminToken = flags.adminToken ?? crypto.randomBytes(24).toString('base64url');
+  logger.info(
+    {
+      store: flags.databaseUrl
+        ? redactUrl(flags.databaseUrl)
+        : path.resolve(flags.dataDir, 'notifications.sqlite'),
+      redis: flags.redisUrl ? redactUrl(flags.redisUrl) : 'in process',
+      rateLimit: flags.rateLimit,
+    },
+    'starting platform server',
+  );
+  const server = await startPlatformServer({
+    host: flags.host,
+    port: flags.port,
+    dataDir: path.resolve(flags.dataDir),
+    databaseUrl: flags.databaseUrl,
+    redisUrl: flags.redisUrl,
+    rateLimit: flags.rateLimit,
+    trustProxy: Boolean(flags.trustProxy),
+    chainRpc: flags.chainRpc,
+    chainId: Number(flags.chainId ?? 31337n),
+    adminToken,
+    webRoot: webRoot(),
+    logger: logger.child({ part: 'platform' }),
+  });
+  logger.info({ url: server.url }, 'platform server listening');
+  return { server, adminToken };
+}

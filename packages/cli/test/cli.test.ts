@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Running, startWharf, tempDir, wharf } from './run-cli.js';
+
+describe('wharf command line', () => {
+  it('prints help listing every command', () => {
+    const r = wharf(['--help']);
+    expect(r.code).toBe(0);
+    for (const command of ['up', 'chain', 'serve', 'project', 'app', 'key'])
+      expect(r.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+  });
+
+  it('prints its version', () => {
+    const r = wharf(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it.each([
+    [['up', '--port', 'abc'], /--port <port>.*expected a whole number, got "abc"/],
+    [['up', '--chain-port', '70000'], /--chain-port <port>.*expected a port 0-65535/],
+    [
+      ['serve', '--database-url', 'mysql://x'],
+      /--database-url <url>.*expected a postgres: or postgresql: URL/,
+    ],
+    [['chain', 'start', '--block-time', 'soon'], /--block-time <seconds>.*expected seconds/],
+    [['chain', 'start', '--balance', '-5'], /--balance <eth>.*expected an amount of ether/],
+    [['chain', 'start', '--mnemonic', 'one two'], /--mnemonic <words>.*expected 12 to 24 words/],
+    [['up', '--flashblock-interval', '0'], /--flashblock-interval <ms>.*at least 1/],
+  ])('refuses a bad flag value naming the flag: %j', (args, message) => {
+    const r = wharf(args);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('refuses an unknown command and an unknown flag', () => {
+    expect(wharf(['launch']).code).not.toBe(0);
+    const r = wharf(['up', '--colour', 'red']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/unknown option '--colour'/);
+  });
+
+  it('takes flag values from WHARF_* environment variables', () => {
+    const r = wharf(['up'], { WHARF_PORT: 'not-a-port' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not-a-port/);
+  });
+});
+
+describe('wharf up', () => {
+  let running: Running | undefined;
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
+    running = undefined;
+  });
+
+  it('serves /healthz and the app, prints the admin token, and stops with exit code 0 on SIGINT', async () => {
+    const dataDir = tempDir();
+    const started = Date.now();
+    running = await startWharf(
+      ['up', '--port', '0', '--chain-port', '0', '--data-dir', dataDir],
+      /Press Ctrl-C to stop/,
+    );
+    const elapsed = Date.now() - started;
+    const out = running.stdout();
+    const platform = /Platform\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    expect(platform).toBeDefined();
+    expect(out).toMatch(/Admin token: [A-Za-z0-9_-]{20,}/);
+    expect(elapsed).toBeLessThan(15_000); // generous for a loaded CI machine; the start time is printed and measured in bench/
+
+    const health = await fetch(`${platform}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true });
+
+    const page = await fetch(`${platform}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<div id="root">/);
+
+    const missing = await fetch(`${platform}/api/v1/no-such-route`);
+    expect(missing.status).toBe(404);
+
+    running.child.kill('SIGINT');
+    expect(await running.exited).toBe(0);
+    expect(running.stderr()).toMatch(/stopped cleanly/);
+  });
+
+  it('stops with exit code 0 on SIGTERM', async () => {
+    running = await startWharf(
+      ['up', '--port', '0', '--chain-port', '0', '--data-dir', tempDir()],
+      /Press Ctrl-C to stop/,
+    );
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+  });
+
+  it('fails plainly when the platform port is taken', async () => {
+    running = await startWharf(
+      ['up', '--port', '0', '--chain-port', '0', '--data-dir', tempDir()],
+      /Press Ctrl-C to stop/,
+    );
+    const port = /Platform\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(running.stdout())![1];
+    const r = wharf(['serve', '--port', port, '--data-dir', tempDir()]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/EADDRINUSE|address already in use/i);
+  });
+});
