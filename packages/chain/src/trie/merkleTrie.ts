@@ -1,0 +1,252 @@
+/**
+ * MerkleTrie: the state, storage, transaction and receipt tries of the chain node.
+ *
+ *   put/del/update ──> edit.ts rebuilds the touched paths (immutable nodes, nothing hashed)
+ *         │  a stored node on the path? ──> load it from the TrieNodeStore, cache it, retry
+ *   root()   ──> nodeCodec.hashNode: encode + keccak each new node once, bottom-up
+ *   commit() ──> root() + the new nodes (hash, encoding) for the caller to persist
+ *
+ * Consumers: builder/ (one batch per seal), storage/ (persists commit().nodes), rpc/ (proofs).
+ */
+import { initKeccak, isKeccakReady, keccak256 } from '../crypto/keccak.js';
+import { firstMissing, insert, lookup, remove } from './edit.js';
+import { keyToNibbles } from './nibbles.js';
+import { decodeNode, encodeNode, hashNode } from './nodeCodec.js';
+import {
+  BRANCH,
+  EXTENSION,
+  HASH,
+  HashNode,
+  LEAF,
+  type LoadedNode,
+  NeedNode,
+  resolve,
+  type TrieNode,
+} from './nodes.js';
+import {
+  type CommitResult,
+  TrieError,
+  type TrieNodeEntry,
+  type TrieNodeStore,
+  type TrieUpdate,
+} from './types.js';
+
+/** keccak256(rlp('')): the root of the trie with no keys. */
+export const EMPTY_TRIE_ROOT: Uint8Array = Uint8Array.from(
+  Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
+);
+
+function isEmptyRoot(root: Uint8Array): boolean {
+  if (root.length !== 32) return false;
+  for (let i = 0; i < 32; i++) if (root[i] !== EMPTY_TRIE_ROOT[i]) return false;
+  return true;
+}
+
+export class MerkleTrie {
+  private rootNode: TrieNode | undefined;
+
+  private constructor(
+    private readonly store: TrieNodeStore | undefined,
+    rootNode: TrieNode | undefined,
+  ) {
+    this.rootNode = rootNode;
+  }
+
+  /** A trie with no keys. Without a store it lives in memory only (commit() still lists nodes). */
+  static empty(store?: TrieNodeStore): MerkleTrie {
+    return new MerkleTrie(store, undefined);
+  }
+
+  /**
+   * The trie whose root is `root`, reading nodes from `store` as they are touched.
+   * Nothing is read now: a missing root node surfaces as TRIE_MISSING_NODE on first access.
+   */
+  static at(root: Uint8Array, store: TrieNodeStore): MerkleTrie {
+    if (root.length !== 32)
+      throw new TrieError('TRIE_BAD_NODE', `a trie root is 32 bytes, got ${root.length}`);
+    return new MerkleTrie(store, isEmptyRoot(root) ? undefined : new HashNode(Uint8Array.from(root)));
+  }
+
+  /**
+   * An independent trie with the same content, sharing all nodes (O(1)): changes to either do
+   * not show in the other. Both read from the same store.
+   */
+  copy(): MerkleTrie {
+    return new MerkleTrie(this.store, this.rootNode);
+  }
+
+  /** The value stored at `key`, or undefined. */
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const nibbles = keyToNibbles(key);
+    for (;;) {
+      try {
+        return lookup(this.rootNode, nibbles);
+      } catch (e) {
+        await this.loadOrThrow(e);
+      }
+    }
+  }
+
+  /** Sets `key` to `value`; an empty value deletes the key. */
+  async put(key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (!isKeccakReady()) await initKeccak();
+    await this.apply(keyToNibbles(key), value);
+  }
+
+  /** Deletes `key` (no-op when absent). */
+  async del(key: Uint8Array): Promise<void> {
+    await this.apply(keyToNibbles(key), undefined);
+  }
+
+  /**
+   * Applies the changes in order (a later entry for the same key wins); an empty or undefined
+   * value deletes. Stored nodes on the paths are read from the store concurrently first.
+   */
+  async update(entries: Iterable<TrieUpdate>): Promise<void> {
+    if (!isKeccakReady()) await initKeccak();
+    const list: [Uint8Array, Uint8Array | undefined][] = [];
+    for (const [key, value] of entries) list.push([keyToNibbles(key), value]);
+    if (this.store !== undefined) await this.prefetch(list);
+    for (const [nibbles, value] of list) await this.apply(nibbles, value);
+  }
+
+  /**
+   * The root hash. Hashes each node changed since the last root() once; cheap when nothing
+   * changed.
+   */
+  root(): Uint8Array {
+    const r = this.rootNode;
+    if (r === undefined) return EMPTY_TRIE_ROOT.slice();
+    if (r.kind === HASH) return r.ref.slice();
+    const ref = hashNode(r);
+    return ref.length === 32 ? ref.slice() : keccak256(ref);
+  }
+
+  /**
+   * The root and the nodes created since the last commit (hash, encoding), which the caller
+   * persists in its TrieNodeStore; they are then considered stored. The root node is always
+   * listed when new, even if shorter than 32 bytes, so that `MerkleTrie.at(root)` can open it.
+   */
+  commit(): CommitResult {
+    const root = this.root();
+    const nodes: TrieNodeEntry[] = [];
+    const r = this.rootNode;
+    if (r !== undefined && !r.stored) {
+      collectNew(r, nodes);
+      if (r.ref!.length < 32) nodes.push([root, r.ref!]);
+    }
+    return { root, nodes };
+  }
+
+  /**
+   * The proof for `key` as eth_getProof returns it: the RLP encoding of each node on the path
+   * from the root to the key (or to where the path ends), embedded nodes included — the list
+   * @ethereumjs/mpt's createMerkleProof gives. Empty for the empty trie.
+   */
+  async createProof(key: Uint8Array): Promise<Uint8Array[]> {
+    if (!isKeccakReady()) await initKeccak();
+    const nibbles = keyToNibbles(key);
+    for (;;) {
+      try {
+        return this.proofPath(nibbles);
+      } catch (e) {
+        await this.loadOrThrow(e);
+      }
+    }
+  }
+
+  private proofPath(key: Uint8Array): Uint8Array[] {
+    const proof: Uint8Array[] = [];
+    let node = this.rootNode;
+    if (node === undefined) return proof;
+    if (node.kind !== HASH) hashNode(node);
+    let pos = 0;
+    while (node !== undefined) {
+      const n: LoadedNode = resolve(node);
+      proof.push(encodingOf(n));
+      if (n.kind === LEAF) break;
+      if (n.kind === EXTENSION) {
+        const p = n.path;
+        let m = 0;
+        while (m < p.length && pos + m < key.length && p[m] === key[pos + m]) m++;
+        if (m < p.length) break;
+        pos += p.length;
+        node = n.child;
+      } else {
+        if (pos === key.length) break;
+        node = n.children[key[pos++]];
+      }
+    }
+    return proof;
+  }
+
+  private async apply(nibbles: Uint8Array, value: Uint8Array | undefined): Promise<void> {
+    for (;;) {
+      try {
+        this.rootNode =
+          value === undefined || value.length === 0
+            ? remove(this.rootNode, nibbles, 0)
+            : insert(this.rootNode, nibbles, 0, value);
+        return;
+      } catch (e) {
+        await this.loadOrThrow(e);
+      }
+    }
+  }
+
+  /** Loads, in rounds of concurrent reads, the stored nodes on the paths of `list`. */
+  private async prefetch(list: [Uint8Array, Uint8Array | undefined][]): Promise<void> {
+    for (;;) {
+      const missing = new Set<HashNode>();
+      for (const [nibbles] of list) {
+        const m = firstMissing(this.rootNode, nibbles);
+        if (m !== undefined) missing.add(m);
+      }
+      if (missing.size === 0) return;
+      await Promise.all(Array.from(missing, (m) => this.load(m)));
+    }
+  }
+
+  private async loadOrThrow(e: unknown): Promise<void> {
+    if (!(e instanceof NeedNode)) throw e;
+    await this.load(e.node);
+  }
+
+  private async load(node: HashNode): Promise<void> {
+    if (node.resolved !== undefined) return;
+    const enc = this.store === undefined ? undefined : await this.store.get(node.ref);
+    if (enc === undefined) {
+      throw new TrieError(
+        'TRIE_MISSING_NODE',
+        `trie node ${Buffer.from(node.ref).toString('hex')} is not in the store`,
+      );
+    }
+    node.resolved ??= decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
+  }
+}
+
+/** The RLP encoding of a hashed node. */
+function encodingOf(n: LoadedNode): Uint8Array {
+  if (n.enc !== undefined) return n.enc;
+  if (n.ref !== undefined && n.ref.length < 32) return n.ref;
+  return encodeNode(n);
+}
+
+/** Lists the hashed nodes of the new part of the tree and marks the whole part stored. */
+function collectNew(node: TrieNode, out: TrieNodeEntry[]): void {
+  if (node.stored) return;
+  const n = node as LoadedNode;
+  if (n.kind === EXTENSION) collectNew(n.child, out);
+  else if (n.kind === BRANCH) {
+    const children = n.children;
+    for (let i = 0; i < 16; i++) {
+      const c = children[i];
+      if (c !== undefined && !c.stored) collectNew(c, out);
+    }
+  }
+  if (n.ref!.length === 32) {
+    out.push([n.ref!, n.enc!]);
+    n.enc = undefined;
+  }
+  n.stored = true;
+}

@@ -1,0 +1,85 @@
+/**
+ * In-memory trie nodes. Nodes are immutable once built (a change rebuilds the path from the root,
+ * sharing every untouched subtree), so trie copies are free and a failed operation leaves nothing
+ * half-done. The only mutable fields are caches that do not change what a node means:
+ * `ref` (its hash, or its encoding when shorter than 32 bytes), `enc` (its encoding until it is
+ * committed), `stored` (the node and its subtree are in the node store) and `HashNode.resolved`.
+ */
+
+export const LEAF = 0;
+export const EXTENSION = 1;
+export const BRANCH = 2;
+export const HASH = 3;
+
+abstract class NodeCache {
+  /**
+   * What the parent's encoding holds for this node: the 32-byte keccak of its encoding, or the
+   * encoding itself when shorter than 32 bytes (an inline node). Undefined until hashed.
+   */
+  ref: Uint8Array | undefined = undefined;
+  /** The encoding of a hashed node not yet committed (dropped at commit to save memory). */
+  enc: Uint8Array | undefined = undefined;
+  /** True when this node and its whole subtree are in the node store. */
+  stored = false;
+}
+
+export class LeafNode extends NodeCache {
+  readonly kind = LEAF;
+  constructor(
+    /** The remaining key nibbles. */
+    readonly path: Uint8Array,
+    readonly value: Uint8Array,
+  ) {
+    super();
+  }
+}
+
+export class ExtensionNode extends NodeCache {
+  readonly kind = EXTENSION;
+  constructor(
+    /** The shared nibbles, at least one. */
+    readonly path: Uint8Array,
+    /** A branch (possibly still a HashNode). */
+    readonly child: TrieNode,
+  ) {
+    super();
+  }
+}
+
+export class BranchNode extends NodeCache {
+  readonly kind = BRANCH;
+  constructor(
+    /** 16 slots, undefined where empty. */
+    readonly children: (TrieNode | undefined)[],
+    /** The value of a key ending at this branch (never with fixed-length keys). */
+    readonly value: Uint8Array | undefined,
+  ) {
+    super();
+  }
+}
+
+/** A stored node known only by its hash; loaded on first touch and kept in `resolved`. */
+export class HashNode {
+  readonly kind = HASH;
+  readonly ref: Uint8Array;
+  readonly stored = true;
+  resolved: LoadedNode | undefined = undefined;
+  constructor(hash: Uint8Array) {
+    this.ref = hash;
+  }
+}
+
+export type LoadedNode = LeafNode | ExtensionNode | BranchNode;
+export type TrieNode = LoadedNode | HashNode;
+
+/** Thrown inside the synchronous walkers when a stored node must be loaded first. */
+export class NeedNode {
+  constructor(readonly node: HashNode) {}
+}
+
+/** The loaded form of `node`, or throws NeedNode when it is still in the store. */
+export function resolve(node: TrieNode): LoadedNode {
+  if (node.kind !== HASH) return node;
+  if (node.resolved !== undefined) return node.resolved;
+  throw new NeedNode(node);
+}

@@ -1,0 +1,45 @@
+/**
+ * The trie's contracts with the rest of the chain node.
+ *
+ * Consumers: storage/ (implements TrieNodeStore over LevelDB and persists CommitResult.nodes),
+ * builder/ (one batch of touched accounts per seal: update() -> commit()), rpc/ (eth_getProof via
+ * createProof), execution/ (orderedTrieRoot for transactionsRoot / receiptsRoot / withdrawalsRoot).
+ */
+
+/**
+ * Persisted trie nodes by hash: LevelDB in the node, a Map in tests.
+ * Consumer: MerkleTrie, which loads nodes lazily on first touch and caches them.
+ */
+export interface TrieNodeStore {
+  /** The RLP encoding of the node whose keccak256 is `hash`, or undefined if unknown. */
+  get(hash: Uint8Array): Promise<Uint8Array | undefined>;
+}
+
+/** A node to persist: its keccak256 and its RLP encoding. */
+export type TrieNodeEntry = [hash: Uint8Array, encoded: Uint8Array];
+
+/** What `MerkleTrie.commit()` returns. */
+export interface CommitResult {
+  /** The state root after the commit (keccak256 of the root node's encoding). */
+  root: Uint8Array;
+  /**
+   * The nodes created since the last commit (or since the trie was opened), to write to the
+   * store; each is keyed by its hash. Nodes whose encoding is shorter than 32 bytes live inside
+   * their parent and are not listed, except the root node, which is always listed so that the
+   * trie can be reopened at `root`. Empty when nothing changed.
+   */
+  nodes: TrieNodeEntry[];
+}
+
+/** One change in a batch: an empty or undefined value deletes the key. */
+export type TrieUpdate = readonly [key: Uint8Array, value: Uint8Array | undefined];
+
+export class TrieError extends Error {
+  override readonly name = 'TrieError';
+  constructor(
+    readonly code: 'TRIE_MISSING_NODE' | 'TRIE_BAD_NODE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
