@@ -1,0 +1,274 @@
+/**
+ * MerkleTrie against @ethereumjs/mpt on random workloads: identical roots after every batch,
+ * identical proofs, and identical roots after reopening from the store at a committed root.
+ */
+import { createMerkleProof, createMPT, type MerklePatriciaTrie, verifyMerkleProof } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
+import {
+  EMPTY_TRIE_ROOT,
+  MemoryNodeStore,
+  MerkleTrie,
+  orderedTrieRoot,
+  TrieError,
+} from '../src/trie/index.js';
+
+/** A small deterministic PRNG (mulberry32) so that a failing seed can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (b: Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('hex') : String(b));
+
+function randomBytes(r: () => number, n: number, alphabet = 256): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.floor(r() * alphabet);
+  return out;
+}
+
+/** Values from 1 byte (< 0x80 and not) through inline-size to well over 55 bytes. */
+function randomValue(r: () => number): Uint8Array {
+  const pick = r();
+  if (pick < 0.15) return Uint8Array.of(Math.floor(r() * 256));
+  if (pick < 0.55) return randomBytes(r, 2 + Math.floor(r() * 20));
+  if (pick < 0.9) return randomBytes(r, 22 + Math.floor(r() * 60));
+  return randomBytes(r, 100 + Math.floor(r() * 200));
+}
+
+type KeyGen = (r: () => number) => Uint8Array;
+const keyGens: Record<string, KeyGen> = {
+  // 32-byte keys, as in the secure state trie
+  'fixed 32-byte keys': (r) => randomBytes(r, 32),
+  // short keys over a tiny alphabet: long shared prefixes, keys that are prefixes of others
+  'variable keys with shared prefixes': (r) => randomBytes(r, 1 + Math.floor(r() * 5), 3),
+  // 8-byte keys differing only in their tail: long extensions
+  'keys with a long common prefix': (r) => {
+    const k = new Uint8Array(8).fill(0xab);
+    k[6] = Math.floor(r() * 4);
+    k[7] = Math.floor(r() * 16);
+    return k;
+  },
+};
+
+async function expectSameProof(ours: MerkleTrie, ref: MerklePatriciaTrie, key: Uint8Array, root: Uint8Array) {
+  const proof = await ours.createProof(key);
+  const expected = await createMerkleProof(ref, key);
+  expect(proof.map(hex)).toEqual(expected.map(hex));
+  if (proof.length > 0) {
+    const value = await verifyMerkleProof(key, proof, { root, useKeyHashing: false });
+    expect(hex(value ?? undefined)).toBe(hex(await ours.get(key)));
+  }
+}
+
+beforeAll(async () => {
+  await initKeccak();
+});
+
+describe('MerkleTrie basics', () => {
+  it('the empty trie has the empty root and no nodes to commit', async () => {
+    const t = MerkleTrie.empty();
+    const ref = await createMPT();
+    expect(hex(t.root())).toBe(hex(ref.root()));
+    expect(hex(EMPTY_TRIE_ROOT)).toBe('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
+    expect(t.commit().nodes).toEqual([]);
+    expect(await t.get(Uint8Array.of(1))).toBeUndefined();
+    expect(await t.createProof(Uint8Array.of(1))).toEqual([]);
+  });
+
+  it('a single key: small (inline-size) and large root nodes', async () => {
+    for (const value of [Uint8Array.of(5), randomBytes(rng(1), 80)]) {
+      const key = Uint8Array.of(1, 2, 3);
+      const t = MerkleTrie.empty();
+      const ref = await createMPT();
+      await t.put(key, value);
+      await ref.put(key, value);
+      expect(hex(t.root())).toBe(hex(ref.root()));
+      expect(hex(await t.get(key))).toBe(hex(value));
+      await expectSameProof(t, ref, key, t.root());
+      // the root node is listed even when shorter than 32 bytes, so the trie can be reopened
+      const store = new MemoryNodeStore();
+      const { root, nodes } = t.commit();
+      expect(nodes.length).toBe(1);
+      store.putAll(nodes);
+      const reopened = MerkleTrie.at(root, store);
+      expect(hex(await reopened.get(key))).toBe(hex(value));
+      await reopened.put(Uint8Array.of(1, 2, 4), value);
+      await ref.put(Uint8Array.of(1, 2, 4), value);
+      expect(hex(reopened.root())).toBe(hex(ref.root()));
+    }
+  });
+
+  it('deleting back to one key collapses branches into a leaf; deleting all gives the empty root', async () => {
+    const t = MerkleTrie.empty();
+    const keys = [[0x12, 0x34], [0x12, 0x35], [0x12], [0x13, 0x00], [0x12, 0x34, 0x56]].map((k) =>
+      Uint8Array.from(k),
+    );
+    for (const k of keys) await t.put(k, randomBytes(rng(k.length), 40));
+    const single = MerkleTrie.empty();
+    await single.put(keys[3], randomBytes(rng(2), 40));
+    for (const k of [keys[0], keys[1], keys[2], keys[4]]) await t.del(k);
+    expect(hex(t.root())).toBe(hex(single.root()));
+    await t.del(keys[3]);
+    expect(hex(t.root())).toBe(hex(EMPTY_TRIE_ROOT));
+  });
+
+  it('put with an empty value deletes; no-op updates keep the root', async () => {
+    const t = MerkleTrie.empty();
+    await t.put(Uint8Array.of(1), Uint8Array.of(9, 9));
+    const before = t.root();
+    await t.put(Uint8Array.of(2), Uint8Array.of(7));
+    await t.put(Uint8Array.of(2), new Uint8Array(0));
+    await t.del(Uint8Array.of(3));
+    await t.put(Uint8Array.of(1), Uint8Array.of(9, 9));
+    expect(hex(t.root())).toBe(hex(before));
+    expect(await t.get(Uint8Array.of(2))).toBeUndefined();
+  });
+
+  it('copy() is independent of the original', async () => {
+    const t = MerkleTrie.empty();
+    await t.update([
+      [Uint8Array.of(1), Uint8Array.of(1)],
+      [Uint8Array.of(2), Uint8Array.of(2)],
+    ]);
+    const root = t.root();
+    const c = t.copy();
+    await c.put(Uint8Array.of(3), Uint8Array.of(3));
+    expect(hex(t.root())).toBe(hex(root));
+    expect(hex(c.root())).not.toBe(hex(root));
+    expect(await t.get(Uint8Array.of(3))).toBeUndefined();
+  });
+
+  it('a node missing from the store is a TRIE_MISSING_NODE error', async () => {
+    const t = MerkleTrie.at(keccak256(Uint8Array.of(1)), new MemoryNodeStore());
+    await expect(t.get(Uint8Array.of(1))).rejects.toThrow(TrieError);
+    await expect(t.get(Uint8Array.of(1))).rejects.toMatchObject({ code: 'TRIE_MISSING_NODE' });
+  });
+
+  it('commit lists each new node keyed by its keccak256 and then nothing until the next change', async () => {
+    const t = MerkleTrie.empty();
+    const r = rng(7);
+    for (let i = 0; i < 200; i++) await t.put(randomBytes(r, 32), randomValue(r));
+    const { root, nodes } = t.commit();
+    expect(hex(root)).toBe(hex(t.root()));
+    for (const [hash, enc] of nodes) expect(hex(hash)).toBe(hex(keccak256(enc)));
+    expect(t.commit().nodes).toEqual([]);
+  });
+});
+
+describe.each(Object.entries(keyGens))('MerkleTrie vs @ethereumjs/mpt: %s', (_name, keyGen) => {
+  it.each([1, 2, 3])(
+    'random batches, seed %i: same roots, values, proofs, and after reopening',
+    async (seed) => {
+      const r = rng(seed * 1000 + keyGen.length);
+      const ref = await createMPT({ useKeyHashing: false });
+      const store = new MemoryNodeStore();
+      let t = MerkleTrie.empty(store);
+      const model = new Map<string, Uint8Array>();
+      const known: Uint8Array[] = [];
+
+      for (let batch = 0; batch < 12; batch++) {
+        const ops: [Uint8Array, Uint8Array | undefined][] = [];
+        const size = batch === 0 ? 150 : 1 + Math.floor(r() * 40);
+        for (let i = 0; i < size; i++) {
+          const p = r();
+          const key = p < 0.6 || known.length === 0 ? keyGen(r) : known[Math.floor(r() * known.length)];
+          const value = p < 0.75 ? randomValue(r) : undefined;
+          ops.push([key, value]);
+        }
+        // half the batches go through update(), half through put/del
+        if (batch % 2 === 0) await t.update(ops);
+        for (const [key, value] of ops) {
+          if (batch % 2 === 1) {
+            if (value === undefined) await t.del(key);
+            else await t.put(key, value);
+          }
+          if (value === undefined) {
+            await ref.del(key);
+            model.delete(hex(key));
+          } else {
+            await ref.put(key, value);
+            model.set(hex(key), value);
+            known.push(key);
+          }
+        }
+        const root = t.root();
+        expect(hex(root), `batch ${batch}`).toBe(hex(ref.root()));
+
+        for (let i = 0; i < 10; i++) {
+          const key = i % 2 === 0 && known.length > 0 ? known[Math.floor(r() * known.length)] : keyGen(r);
+          expect(hex(await t.get(key))).toBe(hex(model.get(hex(key))));
+          await expectSameProof(t, ref, key, root);
+        }
+
+        // commit; every other batch continue on a trie reopened from the store
+        const committed = t.commit();
+        expect(hex(committed.root)).toBe(hex(root));
+        store.putAll(committed.nodes);
+        if (batch % 2 === 1) {
+          t = MerkleTrie.at(committed.root, store);
+          expect(hex(t.root())).toBe(hex(root));
+        }
+      }
+      // a fresh trie at the final root reads every key from the store alone
+      const cold = MerkleTrie.at(t.root(), store);
+      for (const [k, v] of model) expect(hex(await cold.get(Buffer.from(k, 'hex')))).toBe(hex(v));
+    },
+  );
+});
+
+describe('secure state trie (keys hashed by the caller)', () => {
+  it('matches @ethereumjs/mpt with useKeyHashing, including after reopening cold', async () => {
+    const r = rng(99);
+    const ref = await createMPT({ useKeyHashing: true });
+    const store = new MemoryNodeStore();
+    let t = MerkleTrie.empty(store);
+    const addresses = Array.from({ length: 300 }, () => randomBytes(r, 20));
+    for (let round = 0; round < 4; round++) {
+      const updates: [Uint8Array, Uint8Array | undefined][] = [];
+      for (let i = 0; i < 120; i++) {
+        const a = addresses[Math.floor(r() * addresses.length)];
+        const account =
+          r() < 0.1
+            ? undefined
+            : RLP.encode([
+                Math.floor(r() * 100),
+                randomBytes(r, 1 + Math.floor(r() * 12)),
+                EMPTY_TRIE_ROOT,
+                keccak256(new Uint8Array(0)),
+              ]);
+        updates.push([a, account]);
+        if (account === undefined) await ref.del(a);
+        else await ref.put(a, account);
+      }
+      await t.update(updates.map(([a, v]) => [keccak256(a), v]));
+      expect(hex(t.root())).toBe(hex(ref.root()));
+      const a = addresses[round];
+      const proof = await t.createProof(keccak256(a));
+      expect(proof.map(hex)).toEqual((await createMerkleProof(ref, a)).map(hex));
+      const { root, nodes } = t.commit();
+      store.putAll(nodes);
+      t = MerkleTrie.at(root, store);
+    }
+  });
+});
+
+describe('orderedTrieRoot', () => {
+  it.each([0, 1, 2, 16, 127, 128, 129, 300])(
+    'matches @ethereumjs/mpt keyed by RLP(index) for %i values',
+    async (n) => {
+      const r = rng(n + 5);
+      const values = Array.from({ length: n }, () => randomValue(r));
+      const ref = await createMPT();
+      for (let i = 0; i < n; i++) await ref.put(RLP.encode(i), values[i]);
+      expect(hex(orderedTrieRoot(values))).toBe(hex(ref.root()));
+    },
+  );
+});
