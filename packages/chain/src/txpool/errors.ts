@@ -1,0 +1,41 @@
+/**
+ * Every refusal the pool can produce, with geth's exact text before the colon and geth's detail
+ * after it. Each becomes JSON-RPC code -32000 at the RPC edge (TxPoolError.code).
+ * The list, with conditions, is in README.md.
+ */
+import { TxPoolError } from './types.js';
+
+/** geth's error texts (the part before any colon). */
+export const TxPoolErrorMessage = {
+  nonceTooLow: 'nonce too low',
+  alreadyKnown: 'already known',
+  replaceUnderpriced: 'replacement transaction underpriced',
+  insufficientFunds: 'insufficient funds for gas * price + value',
+  intrinsicGas: 'intrinsic gas too low',
+  floorDataGas: 'insufficient gas for floor data gas cost',
+  gasLimit: 'exceeds block gas limit',
+  feeCapTooLow: 'max fee per gas less than block base fee',
+  tipAboveFeeCap: 'max priority fee per gas higher than max fee per gas',
+  underpriced: 'transaction underpriced',
+  oversizedData: 'oversized data',
+  maxInitCodeSize: 'max initcode size exceeded',
+  invalidSender: 'invalid sender',
+  invalidChainId: 'invalid chain id for signer',
+  unprotected: 'only replay-protected (EIP-155) transactions allowed over RPC',
+  typeNotSupported: 'transaction type not supported',
+  poolFull: 'txpool is full',
+  futureReplacePending: 'future transaction tries to replace pending',
+  accountLimit: 'account limit exceeded',
+  emptyAuthList: 'set code tx must have at least one authorization tuple',
+  nonceMax: 'nonce has max value',
+  rlp: 'rlp',
+  shortTypedTx: 'typed transaction too short',
+} as const;
+
+export type TxPoolErrorKind = keyof typeof TxPoolErrorMessage;
+
+/** A TxPoolError whose message is `<geth text>` or `<geth text>: <detail>`. */
+export function poolError(kind: TxPoolErrorKind, detail?: string): TxPoolError {
+  const text = TxPoolErrorMessage[kind];
+  return new TxPoolError(detail === undefined ? text : `${text}: ${detail}`);
+}

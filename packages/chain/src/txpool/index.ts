@@ -1,0 +1,17 @@
+/**
+ * The transaction pool behind eth_sendRawTransaction: geth's rules and exact error messages.
+ * See README.md for the rules, the limits and every error.
+ */
+export { createTxPool, TX_POOL_DEFAULTS } from './pool.js';
+export { TxPoolError } from './types.js';
+export type {
+  Hex,
+  PoolStateReader,
+  PoolTransaction,
+  TxPool,
+  TxPoolConfig,
+  TxPoolStatus,
+} from './types.js';
+export { TxPoolErrorMessage, type TxPoolErrorKind } from './errors.js';
+export { nativeEcrecover } from './nativeEcrecover.js';
+export { intrinsicGas, floorDataGas } from './intrinsicGas.js';
