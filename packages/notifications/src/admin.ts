@@ -1,7 +1,24 @@
+/**
+ * The operator's operations on projects, keys and app URLs: used by the `wharf project|app|key`
+ * commands (through `openAdmin`, on the same store while the service runs) and by the admin HTTP
+ * API (through `createAdmin` on the server's store). Failures are `ServiceError`s whose message
+ * says what was wrong (code NOT_FOUND, CONFLICT or VALIDATION_FAILED).
+ */
+import { ulid } from 'ulid';
+import { generateApiKey, hashSecret } from './auth/apiKeys.js';
+import { type Db, openDatabase } from './db/database.js';
+import { type ProjectRow, ProjectsRepository } from './db/repositories/projects.js';
+import { isAddress, toChecksumAddress } from './domain/addresses.js';
+import { normalizeRegisteredAppUrl } from './domain/appUrl.js';
+import { codePointLength } from './domain/rules.js';
+import { invalid, ServiceError } from './errors.js';
+
 /** Where the admin operations find the store: the data dir's SQLite, or PostgreSQL. */
 export interface AdminStoreOptions {
   dataDir: string;
   databaseUrl?: string;
+  /** PostgreSQL schema (default `public`). */
+  databaseSchema?: string;
 }
 export interface CreatedProject {
   projectId: string;
@@ -14,8 +31,18 @@ export interface RotatedKey {
   projectId: string;
   apiKey: string;
 }
+export interface ProjectInfo {
+  projectId: string;
+  name: string;
+  owner: string | null;
+  whitelisted: boolean;
+  appUrls: string[];
+  /** ISO 8601. */
+  createdAt: string;
+}
 /** The operator's operations, shared by the `wharf project|app|key` commands and the admin API. */
 export interface Admin {
+  /** `appUrl` is normalized (https, or http on localhost); `owner` is a wallet address. */
   createProject(input: {
     name: string;
     appUrl: string;
@@ -23,14 +50,134 @@ export interface Admin {
     owner?: string;
   }): Promise<CreatedProject>;
   setWhitelisted(projectId: string, whitelisted: boolean): Promise<void>;
+  /** Its keys answer 404 from now on; its app URLs are freed. */
   deleteProject(projectId: string): Promise<void>;
   addAppUrl(projectId: string, appUrl: string): Promise<{ appUrls: string[] }>;
   removeAppUrl(projectId: string, appUrl: string): Promise<{ appUrls: string[] }>;
+  /** Revokes every key of the project (they answer 401) and returns a new one, shown once. */
   rotateKey(projectId: string): Promise<RotatedKey>;
+  getProject(projectId: string): Promise<ProjectInfo>;
+  listProjects(filter?: { owner?: string }): Promise<ProjectInfo[]>;
   close(): Promise<void>;
 }
 
-/** Opens the notifications store for the operator's commands. Filled in by the notifications issue. */
-export async function openAdmin(_options: AdminStoreOptions): Promise<Admin> {
-  throw new Error('the notifications service has not landed yet');
+/** Opens the notifications store (migrating it if needed) for the operator's commands. */
+export async function openAdmin(options: AdminStoreOptions): Promise<Admin> {
+  const database = await openDatabase({ ...options, poolSize: 2 });
+  const admin = createAdmin(database.db);
+  return { ...admin, close: () => database.close() };
+}
+
+/** The admin operations on an open store; `close` does nothing (the owner closes the store). */
+export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
+  const projects = new ProjectsRepository(db);
+
+  const requireProject = async (projectId: string): Promise<ProjectRow> => {
+    const project = typeof projectId === 'string' ? await projects.get(projectId) : undefined;
+    if (!project) throw new ServiceError('NOT_FOUND', `project ${projectId} does not exist`);
+    return project;
+  };
+  const appUrlOf = (input: unknown): string => {
+    if (typeof input !== 'string' || input.trim() === '') throw invalid('app_url', 'is required');
+    const result = normalizeRegisteredAppUrl(input);
+    if (!result.ok) throw invalid('app_url', result.reason);
+    return result.appUrl;
+  };
+
+  return {
+    async createProject(input) {
+      const name = typeof input.name === 'string' ? input.name.trim() : '';
+      if (name === '') throw invalid('name', 'is required');
+      if (codePointLength(name) > 100) throw invalid('name', 'must be at most 100 characters');
+      const appUrl = appUrlOf(input.appUrl);
+      let owner: string | null = null;
+      if (input.owner !== undefined && input.owner !== null && input.owner !== '') {
+        if (!isAddress(input.owner))
+          throw invalid('owner', 'must be a valid address (0x followed by 40 hex digits)');
+        owner = toChecksumAddress(input.owner);
+      }
+      const apiKey = generateApiKey();
+      const projectId = ulid();
+      const whitelisted = input.whitelisted === true;
+      const created = await projects.create({
+        id: projectId,
+        name,
+        owner,
+        whitelisted,
+        appUrl,
+        keyHash: hashSecret(apiKey),
+        now: clock(),
+      });
+      if (!created)
+        throw new ServiceError('CONFLICT', `app URL ${appUrl} is already registered to another project`);
+      return { projectId, apiKey, appUrls: [appUrl], whitelisted };
+    },
+
+    async setWhitelisted(projectId, whitelisted) {
+      if (!(await projects.setWhitelisted(projectId, whitelisted))) {
+        throw new ServiceError('NOT_FOUND', `project ${projectId} does not exist`);
+      }
+    },
+
+    async deleteProject(projectId) {
+      if (!(await projects.delete(projectId, clock()))) {
+        throw new ServiceError('NOT_FOUND', `project ${projectId} does not exist`);
+      }
+    },
+
+    async addAppUrl(projectId, input) {
+      await requireProject(projectId);
+      const appUrl = appUrlOf(input);
+      const outcome = await projects.addAppUrl(projectId, appUrl, clock());
+      if (outcome === 'taken') {
+        throw new ServiceError('CONFLICT', `app URL ${appUrl} is already registered to another project`);
+      }
+      return { appUrls: await projects.appUrls(projectId) };
+    },
+
+    async removeAppUrl(projectId, input) {
+      await requireProject(projectId);
+      const appUrl = appUrlOf(input);
+      if (!(await projects.removeAppUrl(projectId, appUrl))) {
+        throw new ServiceError('NOT_FOUND', `app URL ${appUrl} is not registered to project ${projectId}`);
+      }
+      return { appUrls: await projects.appUrls(projectId) };
+    },
+
+    async rotateKey(projectId) {
+      await requireProject(projectId);
+      const apiKey = generateApiKey();
+      await projects.rotateKey(projectId, hashSecret(apiKey), clock());
+      return { projectId, apiKey };
+    },
+
+    async getProject(projectId) {
+      return toInfo(await requireProject(projectId));
+    },
+
+    async listProjects(filter = {}) {
+      const owner =
+        filter.owner === undefined
+          ? undefined
+          : isAddress(filter.owner)
+            ? toChecksumAddress(filter.owner)
+            : (() => {
+                throw invalid('owner', 'must be a valid address (0x followed by 40 hex digits)');
+              })();
+      return (await projects.list(owner === undefined ? {} : { owner })).map(toInfo);
+    },
+
+    async close() {},
+  };
+}
+
+function toInfo(row: ProjectRow): ProjectInfo {
+  return {
+    projectId: row.id,
+    name: row.name,
+    owner: row.owner,
+    whitelisted: row.whitelisted,
+    appUrls: row.appUrls,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
 }

@@ -1,9 +1,16 @@
 /**
  * @wharf/notifications — the platform server: the developer REST API of the notifications
- * service, the client API of the platform app, live delivery, the web app's files and /healthz.
+ * service, the admin API, the client API of the platform app, live delivery, the web app's files
+ * and /healthz.
  */
 export type { PlatformServerOptions, PlatformServer } from './options.js';
 export { defaultPlatformServerOptions } from './options.js';
-export { buildPlatformApp, startPlatformServer } from './server.js';
-export { openAdmin } from './admin.js';
-export type { Admin, AdminStoreOptions, CreatedProject, RotatedKey } from './admin.js';
+export { buildPlatformApp, startPlatformServer, redactPaths } from './server.js';
+export type { Platform } from './server.js';
+export { openAdmin, createAdmin } from './admin.js';
+export type { Admin, AdminStoreOptions, CreatedProject, RotatedKey, ProjectInfo } from './admin.js';
+export { ServiceError, errorCodes } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export type { PreferencesStore, PreferenceStatus } from './preferences/store.js';
+export type { DeliveryPath, Notification, DeliveryOutcome } from './delivery/path.js';
+export { DeliveryUnavailableError } from './delivery/path.js';

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { DeliveryPath } from './delivery/path.js';
+import type { PreferencesStore } from './preferences/store.js';
 
 export interface PlatformServerOptions {
   host: string;
@@ -7,10 +9,16 @@ export interface PlatformServerOptions {
   dataDir: string;
   /** postgres://... — use PostgreSQL instead of SQLite. */
   databaseUrl?: string;
+  /** PostgreSQL schema for the tables (created if missing); default `public`. */
+  databaseSchema?: string;
   /** redis://... — share rate-limit counters and live fan-out across instances. */
   redisUrl?: string;
+  /** Prefix of every Redis key and channel; default `wharf:`. */
+  redisKeyPrefix?: string;
   /** Requests per minute per client IP on the notification endpoints. */
   rateLimit: number;
+  /** The rate limit's sliding window in milliseconds; default 60,000. For tests and benchmarks. */
+  rateLimitWindowMs?: number;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
   /** The chain node's JSON-RPC URL (ERC-1271 checks, the dashboard's chain view). */
@@ -22,6 +30,15 @@ export interface PlatformServerOptions {
   /** Directory of the built web app (index.html), served at `/` with SPA fallback. */
   webRoot?: string;
   logger?: Logger;
+  /**
+   * Replaces the preferences store (pins and opt-ins); a function receives the real one to wrap.
+   * Tests use it to inject failures.
+   */
+  preferences?: PreferencesStore | ((store: PreferencesStore) => PreferencesStore);
+  /** Replaces the delivery path (inbox write and live fan-out); a function receives the real one. */
+  delivery?: DeliveryPath | ((path: DeliveryPath) => DeliveryPath);
+  /** Unix milliseconds; default Date.now. */
+  clock?: () => number;
 }
 
 export const defaultPlatformServerOptions: PlatformServerOptions = {

@@ -1,25 +1,157 @@
+/**
+ * The platform server's composition root: opens the store, wires the concrete parts behind their
+ * interfaces and registers the HTTP scopes.
+ *
+ *   HTTP ─> http/developerRoutes ─> domain/{send,status,users} ─> preferences/ , delivery/ ─> db/
+ *        ─> http/adminRoutes      ─> admin.ts                    ─> db/repositories/projects
+ *   delivery ─> delivery/fanout (in process, or Redis pub/sub)
+ *   rate limit ─> ratelimit/store (in memory, or Redis)
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { ulid } from 'ulid';
+import { type Admin, createAdmin } from './admin.js';
+import { type Database, openDatabase } from './db/database.js';
+import { ProjectsRepository } from './db/repositories/projects.js';
+import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
+import type { DeliveryPath } from './delivery/path.js';
+import { SqlDeliveryPath } from './delivery/sqlDeliveryPath.js';
+import type { DeveloperDeps } from './domain/deps.js';
+import { ServiceError } from './errors.js';
+import { adminRoutes } from './http/adminRoutes.js';
+import { developerRoutes } from './http/developerRoutes.js';
+import { installErrorHandler } from './http/errorHandler.js';
+import { ErrorBody } from './http/schemas.js';
 import type { PlatformServer, PlatformServerOptions } from './options.js';
+import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
+import type { PreferencesStore } from './preferences/store.js';
+import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './ratelimit/store.js';
+
+/** Log paths that never reach a log line: API keys, admin and session tokens. */
+export const redactPaths = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers["x-api-key"]',
+  'headers.authorization',
+  'apiKey',
+];
+
+/** The parts of a built platform app, for the CLI's in-process use and for tests. */
+export interface Platform {
+  database: Database;
+  admin: Admin;
+  preferences: PreferencesStore;
+  delivery: DeliveryPath;
+  fanout: LiveFanout;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    platform: Platform;
+  }
+}
+
+const dedupeSweepMs = 10 * 60 * 1000;
 
 /** Builds the platform's HTTP app without listening (tests use `app.inject`). */
 export async function buildPlatformApp(options: PlatformServerOptions): Promise<FastifyInstance> {
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger?.child({}, { redact: { paths: redactPaths, censor: '[redacted]' } });
   const app = Fastify({
-    loggerInstance: options.logger as FastifyBaseLogger | undefined,
+    loggerInstance: logger as FastifyBaseLogger | undefined,
     trustProxy: options.trustProxy,
     bodyLimit: 1024 * 1024,
   });
+
+  const database = await openDatabase(options);
+  const prefix = options.redisKeyPrefix ?? 'wharf:';
+  const fanout: LiveFanout = options.redisUrl
+    ? new RedisFanout(options.redisUrl, { keyPrefix: prefix })
+    : new InProcessFanout();
+  const rateLimitStore: RateLimitStore = options.redisUrl
+    ? new RedisRateLimitStore(options.redisUrl, prefix)
+    : new MemoryRateLimitStore(clock);
+
+  const basePreferences = new SqlPreferencesStore(database.db);
+  const preferences =
+    typeof options.preferences === 'function'
+      ? options.preferences(basePreferences)
+      : (options.preferences ?? basePreferences);
+  const sqlDelivery = new SqlDeliveryPath(database.db, fanout, app.log);
+  const delivery =
+    typeof options.delivery === 'function'
+      ? options.delivery(sqlDelivery)
+      : (options.delivery ?? sqlDelivery);
+  const projects = new ProjectsRepository(database.db);
+  const admin = createAdmin(database.db, clock);
+  const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: () => ulid(clock()) };
+
+  app.decorate('platform', { database, admin, preferences, delivery, fanout });
+
+  const sweep = setInterval(() => {
+    sqlDelivery.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'dedupe key sweep failed'));
+  }, dedupeSweepMs);
+  sweep.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await rateLimitStore.close();
+    await fanout.close();
+    await database.close();
+  });
+
+  installErrorHandler(app);
+  app.addSchema(ErrorBody);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'wharf notifications API',
+        version: '1.0.0',
+        description:
+          'In-app notifications for mini apps: list the users who pinned an app, check one wallet, send. Every error answers {success: false, error, message}.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          adminToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+    hideUntagged: true,
+    // Name shared schemas by their $id (#/components/schemas/ErrorBody) rather than def-N.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
   app.get('/healthz', async () => ({ ok: true }));
+  app.get('/api/v1/openapi.json', async () => app.swagger());
+
+  await app.register(developerRoutes, {
+    deps,
+    rateLimitStore,
+    rateLimit: options.rateLimit,
+    rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
+  });
+  await app.register(adminRoutes, { admin, adminToken: options.adminToken });
+
+  const apiNotFound = (method: string, url: string) =>
+    new ServiceError('NOT_FOUND', `no route ${method} ${url.split('?')[0]}`);
   if (options.webRoot && fs.existsSync(path.join(options.webRoot, 'index.html'))) {
     await app.register(fastifyStatic, { root: path.resolve(options.webRoot), wildcard: false });
     // Client-side routes (/dashboard/..., /apps/...) load the single page; API paths stay 404.
     app.setNotFoundHandler((request, reply) => {
       if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.sendFile('index.html');
-      return reply
-        .code(404)
-        .send({ success: false, error: 'Not Found', message: `no route ${request.method} ${request.url}` });
+      throw apiNotFound(request.method, request.url);
+    });
+  } else {
+    app.setNotFoundHandler((request) => {
+      throw apiNotFound(request.method, request.url);
     });
   }
   return app;

@@ -1,0 +1,95 @@
+/**
+ * Opens the notifications store: SQLite at `<dataDir>/notifications.sqlite` (WAL) by default, or
+ * PostgreSQL with a `postgres://` URL; then brings the schema up to date with the migrations.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Tables } from './schema.js';
+
+export type Db = Kysely<Tables>;
+export type DbKind = 'sqlite' | 'postgres';
+
+export interface DatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (created if missing); default `public`. Tests give each run its own. */
+  databaseSchema?: string;
+  /** Connections in the PostgreSQL pool. */
+  poolSize?: number;
+}
+
+export interface Database {
+  db: Db;
+  kind: DbKind;
+  close(): Promise<void>;
+}
+
+const schemaNameRe = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const database = options.databaseUrl ? openPostgres(options) : openSqlite(options);
+  try {
+    if (database.kind === 'postgres' && options.databaseSchema) {
+      await sql`create schema if not exists ${sql.id(options.databaseSchema)}`.execute(database.db);
+    }
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+function openSqlite(options: DatabaseOptions): Database {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, 'notifications.sqlite');
+  const handle = new Sqlite(file);
+  handle.pragma('journal_mode = WAL');
+  handle.pragma('synchronous = NORMAL');
+  handle.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
+  return { db, kind: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(options: DatabaseOptions): Database {
+  const schema = options.databaseSchema;
+  if (schema !== undefined && !schemaNameRe.test(schema))
+    throw new Error(`bad database schema name: ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    // bigint (int8) columns hold millisecond times and counts: read them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: any) =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as any,
+    },
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Drops every table (the migrations' `down`, newest first). For tests and `wharf` resets. */
+export async function migrateDown(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  for (;;) {
+    const { error, results } = await migrator.migrateDown();
+    if (error) throw error;
+    if (!results || results.length === 0) return;
+  }
+}

@@ -1,0 +1,13 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './20261122_0400_initial.js';
+import * as clientSessions from './20261122_0500_client_sessions.js';
+
+/** Every migration, by its timestamped name. Static imports, so the list works from `dist/` too. */
+export const migrations: Record<string, Migration> = {
+  '20261122_0400_initial': initial,
+  '20261122_0500_client_sessions': clientSessions,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

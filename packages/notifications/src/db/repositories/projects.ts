@@ -1,0 +1,241 @@
+/** SQL of projects, their API keys and their app URLs. Only queries; the rules live in the callers. */
+import type { Db } from '../database.js';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  owner: string | null;
+  whitelisted: boolean;
+  createdAt: number;
+  appUrls: string[];
+}
+
+export interface KeyLookup {
+  keyHash: string;
+  projectId: string;
+  /** false when the project was deleted (the key then answers 404). */
+  projectExists: boolean;
+  whitelisted: boolean;
+}
+
+export class ProjectsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Creates a project with its first app URL and key. Returns false if the app URL is taken. */
+  async create(input: {
+    id: string;
+    name: string;
+    owner: string | null;
+    whitelisted: boolean;
+    appUrl: string;
+    keyHash: string;
+    now: number;
+  }): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const taken = await tx
+        .selectFrom('app_urls')
+        .select('project_id')
+        .where('app_url', '=', input.appUrl)
+        .executeTakeFirst();
+      if (taken) return false;
+      await tx
+        .insertInto('projects')
+        .values({
+          id: input.id,
+          name: input.name,
+          owner: input.owner,
+          whitelisted: input.whitelisted ? 1 : 0,
+          created_at: input.now,
+          deleted_at: null,
+        })
+        .execute();
+      await tx
+        .insertInto('app_urls')
+        .values({ app_url: input.appUrl, project_id: input.id, created_at: input.now })
+        .execute();
+      await tx
+        .insertInto('api_keys')
+        .values({ key_hash: input.keyHash, project_id: input.id, created_at: input.now, revoked_at: null })
+        .execute();
+      return true;
+    });
+  }
+
+  /** The live key with this hash, and whether its project still exists. */
+  async findKey(keyHash: string): Promise<KeyLookup | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .leftJoin('projects as p', 'p.id', 'k.project_id')
+      .select(['k.key_hash', 'k.project_id', 'p.id as pid', 'p.deleted_at', 'p.whitelisted'])
+      .where('k.key_hash', '=', keyHash)
+      .where('k.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      keyHash: row.key_hash,
+      projectId: row.project_id,
+      projectExists: row.pid !== null && row.deleted_at === null,
+      whitelisted: row.whitelisted === 1,
+    };
+  }
+
+  /** Whether `appUrl` is registered to `projectId`. */
+  async ownsAppUrl(projectId: string, appUrl: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('app_urls')
+      .select('project_id')
+      .where('app_url', '=', appUrl)
+      .executeTakeFirst();
+    return row?.project_id === projectId;
+  }
+
+  async get(projectId: string): Promise<ProjectRow | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { ...toProject(row), appUrls: await this.appUrls(projectId) };
+  }
+
+  async list(filter: { owner?: string } = {}): Promise<ProjectRow[]> {
+    let query = this.db.selectFrom('projects').selectAll().where('deleted_at', 'is', null);
+    if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    const urls = rows.length
+      ? await this.db
+          .selectFrom('app_urls')
+          .select(['app_url', 'project_id'])
+          .where(
+            'project_id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .orderBy('created_at')
+          .orderBy('app_url')
+          .execute()
+      : [];
+    return rows.map((row) => ({
+      ...toProject(row),
+      appUrls: urls.filter((u) => u.project_id === row.id).map((u) => u.app_url),
+    }));
+  }
+
+  /** Registered app URLs with their project names (the client app's catalog). */
+  async catalog(): Promise<Array<{ appUrl: string; name: string }>> {
+    const rows = await this.db
+      .selectFrom('app_urls as a')
+      .innerJoin('projects as p', 'p.id', 'a.project_id')
+      .select(['a.app_url', 'p.name'])
+      .where('p.deleted_at', 'is', null)
+      .orderBy('p.name')
+      .orderBy('a.app_url')
+      .execute();
+    return rows.map((r) => ({ appUrl: r.app_url, name: r.name }));
+  }
+
+  async appUrls(projectId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('app_urls')
+      .select('app_url')
+      .where('project_id', '=', projectId)
+      .orderBy('created_at')
+      .orderBy('app_url')
+      .execute();
+    return rows.map((r) => r.app_url);
+  }
+
+  async appUrlOwner(appUrl: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('app_urls')
+      .select('project_id')
+      .where('app_url', '=', appUrl)
+      .executeTakeFirst();
+    return row?.project_id;
+  }
+
+  async setWhitelisted(projectId: string, whitelisted: boolean): Promise<boolean> {
+    const result = await this.db
+      .updateTable('projects')
+      .set({ whitelisted: whitelisted ? 1 : 0 })
+      .where('id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Marks the project deleted and frees its app URLs; its keys stay, answering 404. */
+  async delete(projectId: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const result = await tx
+        .updateTable('projects')
+        .set({ deleted_at: now })
+        .where('id', '=', projectId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await tx.deleteFrom('app_urls').where('project_id', '=', projectId).execute();
+      return true;
+    });
+  }
+
+  /** Registers an app URL. 'taken' when another project owns it; idempotent for the same project. */
+  async addAppUrl(projectId: string, appUrl: string, now: number): Promise<'added' | 'exists' | 'taken'> {
+    return this.db.transaction().execute(async (tx) => {
+      const owner = await tx
+        .selectFrom('app_urls')
+        .select('project_id')
+        .where('app_url', '=', appUrl)
+        .executeTakeFirst();
+      if (owner) return owner.project_id === projectId ? 'exists' : 'taken';
+      await tx
+        .insertInto('app_urls')
+        .values({ app_url: appUrl, project_id: projectId, created_at: now })
+        .execute();
+      return 'added';
+    });
+  }
+
+  async removeAppUrl(projectId: string, appUrl: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('app_urls')
+      .where('project_id', '=', projectId)
+      .where('app_url', '=', appUrl)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** Revokes every live key of the project and stores the new key's hash. */
+  async rotateKey(projectId: string, keyHash: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('project_id', '=', projectId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await tx
+        .insertInto('api_keys')
+        .values({ key_hash: keyHash, project_id: projectId, created_at: now, revoked_at: null })
+        .execute();
+    });
+  }
+}
+
+function toProject(row: {
+  id: string;
+  name: string;
+  owner: string | null;
+  whitelisted: number;
+  created_at: number;
+}): Omit<ProjectRow, 'appUrls'> {
+  return {
+    id: row.id,
+    name: row.name,
+    owner: row.owner,
+    whitelisted: row.whitelisted === 1,
+    createdAt: row.created_at,
+  };
+}

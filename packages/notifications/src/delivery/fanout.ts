@@ -1,0 +1,89 @@
+/**
+ * Live fan-out of delivered notifications to the recipients' open connections (SSE). In process by
+ * default; through Redis pub/sub when several instances serve the same users.
+ */
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+import type { Notification } from './path.js';
+
+export type NotificationListener = (notification: Notification) => void;
+
+export interface LiveFanout {
+  /** Pushes delivered notifications to every instance. Consumer: the delivery path. */
+  publish(notifications: readonly Notification[]): Promise<void>;
+  /** Listens for one wallet's notifications on this instance. Consumer: the SSE stream. */
+  subscribe(walletAddress: string, listener: NotificationListener): () => void;
+  close(): Promise<void>;
+}
+
+export class InProcessFanout implements LiveFanout {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async publish(notifications: readonly Notification[]): Promise<void> {
+    this.dispatch(notifications);
+  }
+
+  /** Delivers to this instance's listeners. */
+  dispatch(notifications: readonly Notification[]): void {
+    for (const n of notifications) {
+      if (this.emitter.listenerCount(n.walletAddress) > 0) this.emitter.emit(n.walletAddress, n);
+    }
+  }
+
+  subscribe(walletAddress: string, listener: NotificationListener): () => void {
+    this.emitter.on(walletAddress, listener);
+    return () => this.emitter.off(walletAddress, listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+/** Fan-out over Redis pub/sub: every instance subscribes to one channel and dispatches locally. */
+export class RedisFanout implements LiveFanout {
+  private readonly local = new InProcessFanout();
+  private readonly publisher: Redis;
+  private readonly subscriber: Redis;
+  private readonly channel: string;
+  private readonly ready: Promise<unknown>;
+
+  constructor(redisUrl: string, options: { keyPrefix?: string } = {}) {
+    this.channel = `${options.keyPrefix ?? 'wharf:'}notifications`;
+    this.publisher = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    this.subscriber = new Redis(redisUrl, { lazyConnect: false });
+    this.subscriber.on('message', (channel, payload) => {
+      if (channel !== this.channel) return;
+      try {
+        this.local.dispatch(JSON.parse(payload) as Notification[]);
+      } catch {
+        // A malformed message from another writer on the channel: ignore it.
+      }
+    });
+    this.ready = this.subscriber.subscribe(this.channel);
+  }
+
+  async publish(notifications: readonly Notification[]): Promise<void> {
+    if (notifications.length === 0) return;
+    await this.publisher.publish(this.channel, JSON.stringify(notifications));
+  }
+
+  subscribe(walletAddress: string, listener: NotificationListener): () => void {
+    return this.local.subscribe(walletAddress, listener);
+  }
+
+  /** Resolves once this instance receives from the channel. */
+  whenReady(): Promise<unknown> {
+    return this.ready;
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+    this.subscriber.disconnect();
+    this.publisher.disconnect();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Route schemas of the developer and admin APIs. They document the API (OpenAPI 3.1 at
+ * /api/v1/openapi.json) and shape every response (nothing outside a schema reaches a body). Request
+ * rules are checked by `domain/rules.ts`, which names the field and the rule in each 400.
+ */
+import { Type } from '@sinclair/typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: "The spec's error code, e.g. 'Bad Request'" }),
+    message: Type.String({ description: 'What was wrong: the field and the rule, or the cause' }),
+  },
+  { $id: 'ErrorBody', description: 'Every error answers this body' },
+);
+
+const errorRef = Type.Ref('ErrorBody');
+
+export const developerErrors = {
+  400: errorRef,
+  401: errorRef,
+  403: errorRef,
+  404: errorRef,
+  429: errorRef,
+};
+
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address, any letter case' });
+const AppUrl = Type.String({ description: 'App URL as registered on the dashboard', minLength: 1 });
+
+export const UsersQuerystring = Type.Object({
+  app_url: AppUrl,
+  notification_enabled: Type.Optional(
+    Type.Boolean({ description: 'true: only users with notifications enabled; false: no filter' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ description: 'nextCursor of the previous page; omit for the first page' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      default: 100,
+      description: 'Users per page; default 100, above 500 clamped to 500',
+    }),
+  ),
+});
+
+export const UsersResponse = Type.Object({
+  success: Type.Boolean(),
+  users: Type.Array(
+    Type.Object({
+      address: Type.String({ description: 'EIP-55' }),
+      notificationsEnabled: Type.Boolean(),
+    }),
+  ),
+  nextCursor: Type.Optional(Type.String({ description: 'Absent on the last page' })),
+});
+
+export const StatusBody = Type.Object({
+  app_url: AppUrl,
+  wallet_address: Address,
+});
+
+export const StatusResponse = Type.Object({
+  appPinned: Type.Boolean(),
+  notificationsEnabled: Type.Boolean({ description: 'Always false when appPinned is false' }),
+});
+
+export const SendBody = Type.Object({
+  app_url: AppUrl,
+  wallet_addresses: Type.Array(Address, {
+    minItems: 1,
+    maxItems: 1000,
+    description: 'Duplicates (any letter case) collapse to one result, in first-seen order',
+  }),
+  title: Type.String({
+    minLength: 1,
+    maxLength: 30,
+    description: 'Code points; empty after trimming is missing',
+  }),
+  message: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'Code points; empty after trimming is missing',
+  }),
+  target_path: Type.Optional(
+    Type.String({
+      maxLength: 500,
+      pattern: '^/(?![/\\\\])',
+      description: "Starts with '/', not '//' or '/\\'; omitted: the app opens at its root URL",
+    }),
+  ),
+});
+
+export const SendResponse = Type.Object({
+  success: Type.Boolean({ description: 'true only when every address was delivered' }),
+  results: Type.Array(
+    Type.Object({
+      walletAddress: Type.String({ description: 'EIP-55' }),
+      sent: Type.Boolean(),
+      failureReason: Type.Optional(
+        Type.Union([
+          Type.Literal('user has not saved this app'),
+          Type.Literal('user has notifications disabled'),
+        ]),
+      ),
+    }),
+  ),
+  sentCount: Type.Integer(),
+  failedCount: Type.Integer(),
+});
+
+export const ProjectInfo = Type.Object({
+  projectId: Type.String(),
+  name: Type.String(),
+  owner: Type.Union([Type.String(), Type.Null()]),
+  whitelisted: Type.Boolean(),
+  appUrls: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const CreatedProject = Type.Object({
+  projectId: Type.String(),
+  apiKey: Type.String({ description: 'Shown once; only its SHA-256 is stored' }),
+  appUrls: Type.Array(Type.String()),
+  whitelisted: Type.Boolean(),
+});
+
+export const RotatedKey = Type.Object({ projectId: Type.String(), apiKey: Type.String() });
+export const AppUrls = Type.Object({ appUrls: Type.Array(Type.String()) });
+export const Ok = Type.Object({ success: Type.Boolean() });
