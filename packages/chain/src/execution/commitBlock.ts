@@ -1,0 +1,63 @@
+/**
+ * The seal's write path, shared by our builder and by chain import: fold the block's state diff
+ * into the trie (one batch), write block + receipts + indexes + flat state + nodes atomically,
+ * then move the in-memory head and caches.
+ */
+import type { Block } from '@ethereumjs/block';
+import { concat, hexToBytes } from '../primitives/hex.js';
+import type { JournaledState, StateDiff } from '../state/journaledState.js';
+import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
+import type { StateReader } from '../state/stateReader.js';
+import type { BlockWrite } from '../storage/chainStore.js';
+import { encodeReceiptList } from '../storage/receiptCodec.js';
+import type { ChainContext } from './chainContext.js';
+
+export interface ExecutedBlock {
+  block: Block;
+  /** Consensus encodings, one per transaction. */
+  receipts: Uint8Array[];
+  senders: Uint8Array[];
+}
+
+/** The state root that `state` (an overlay over the sealed state at `baseRoot`) would seal to. */
+export function rootOf(ctx: ChainContext, baseRoot: Uint8Array, base: StateReader, diff: StateDiff) {
+  return computeStateRoot(baseRoot, base, diff, ctx.nodes);
+}
+
+export async function commitBlock(
+  ctx: ChainContext,
+  executed: ExecutedBlock,
+  state: JournaledState,
+  root: RootResult,
+): Promise<void> {
+  const { block } = executed;
+  const diff = state.diff();
+  const w: BlockWrite = {
+    hash: block.hash(),
+    number: block.header.number,
+    rlp: block.serialize(),
+    receipts: encodeReceiptList(executed.receipts),
+    senders: concat(...executed.senders),
+    txHashes: block.transactions.map((t) => t.hash()),
+    accounts: new Map(),
+    clearedStorage: [],
+    storage: [],
+    code: [...diff.code].map(([h, code]) => ({ hash: hexToBytes(h), code })),
+    nodes: root.nodes,
+  };
+  const sealedAccounts: { address: Uint8Array; account: ReturnType<typeof root.accounts.get> & {} | null }[] =
+    [];
+  for (const [k, account] of root.accounts) {
+    const address = hexToBytes(k);
+    w.accounts.set(k, { address, rlp: account ? account.serialize() : null });
+    sealedAccounts.push({ address, account });
+    const slots = diff.storage.get(k);
+    if (!account || slots?.cleared) w.clearedStorage.push(address);
+    if (!account || !slots) continue;
+    for (const [slot, value] of slots.slots) w.storage.push({ address, slot: hexToBytes(slot), value });
+  }
+  await ctx.store.writeBlock(w);
+  ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
+  ctx.blocks.setHead(block);
+}
+

@@ -1,0 +1,76 @@
+/**
+ * The latest sealed state, read from the flat LevelDB maps (one get per account or slot, no trie
+ * walk) with an in-memory cache that the seal path keeps current (`apply`).
+ */
+import { Account, createAccountFromRLP } from '@ethereumjs/util';
+import { bytesToHex } from '../primitives/hex.js';
+import type { ChainStore } from '../storage/chainStore.js';
+import { keys } from '../storage/keys.js';
+import type { StateReader } from './stateReader.js';
+
+const EMPTY = new Uint8Array(0);
+const CACHE_LIMIT = 200_000;
+
+export function copyAccount(a: Account): Account {
+  return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
+}
+
+export class FlatStateReader implements StateReader {
+  private readonly accounts = new Map<string, Account | null>();
+  private readonly slots = new Map<string, Uint8Array>();
+  private readonly codes = new Map<string, Uint8Array>();
+
+  constructor(private readonly store: ChainStore) {}
+
+  async readAccount(address: Uint8Array): Promise<Account | undefined> {
+    const k = bytesToHex(address);
+    let a = this.accounts.get(k);
+    if (a === undefined) {
+      const raw = await this.store.get(keys.account(address));
+      a = raw ? createAccountFromRLP(raw) : null;
+      this.remember(this.accounts, k, a);
+    }
+    return a ? copyAccount(a) : undefined;
+  }
+
+  async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    const k = bytesToHex(address) + bytesToHex(slot).slice(2);
+    let v = this.slots.get(k);
+    if (v === undefined) {
+      v = (await this.store.get(keys.storage(address, slot))) ?? EMPTY;
+      this.remember(this.slots, k, v);
+    }
+    return v;
+  }
+
+  async readCode(codeHash: Uint8Array): Promise<Uint8Array> {
+    const k = bytesToHex(codeHash);
+    let c = this.codes.get(k);
+    if (c === undefined) {
+      c = (await this.store.get(keys.code(codeHash))) ?? EMPTY;
+      this.remember(this.codes, k, c);
+    }
+    return c;
+  }
+
+  /** Keeps the cache equal to the database after a seal wrote a state diff. */
+  applySealed(diff: {
+    accounts: Iterable<{ address: Uint8Array; account: Account | null }>;
+    clearedStorage: Uint8Array[];
+    storage: Iterable<{ address: Uint8Array; slot: Uint8Array; value: Uint8Array }>;
+  }): void {
+    for (const addr of diff.clearedStorage) {
+      const prefix = bytesToHex(addr);
+      for (const k of this.slots.keys()) if (k.startsWith(prefix)) this.slots.delete(k);
+    }
+    for (const a of diff.accounts)
+      this.remember(this.accounts, bytesToHex(a.address), a.account ? copyAccount(a.account) : null);
+    for (const s of diff.storage)
+      this.remember(this.slots, bytesToHex(s.address) + bytesToHex(s.slot).slice(2), s.value);
+  }
+
+  private remember<V>(m: Map<string, V>, k: string, v: V): void {
+    if (m.size >= CACHE_LIMIT) m.clear();
+    m.set(k, v);
+  }
+}

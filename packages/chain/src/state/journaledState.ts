@@ -1,0 +1,215 @@
+/**
+ * Execution state for @ethereumjs/vm: a flat overlay (accounts, slots, code) over any
+ * StateReader, with an undo journal for checkpoint/commit/revert. No trie is touched while
+ * transactions run; the seal folds `diff()` into the trie in one batch (state/stateRoot.ts).
+ *
+ * Overlays stack: a block being built is a JournaledState over the latest flat state, and an
+ * eth_call at `pending` runs in a throwaway JournaledState over that one.
+ */
+import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
+import { Account, type Address, KECCAK256_NULL } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/keccak.js';
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
+import { copyAccount } from './flatState.js';
+import type { StateReader } from './stateReader.js';
+
+const EMPTY = new Uint8Array(0);
+
+interface SlotOverlay {
+  /** All slots below were wiped (contract (re)creation, account deletion). */
+  cleared: boolean;
+  slots: Map<string, Uint8Array>;
+}
+
+/** The changes of an overlay relative to its base. */
+export interface StateDiff {
+  accounts: Map<string, Account | null>;
+  storage: Map<string, SlotOverlay>;
+  code: Map<string, Uint8Array>;
+}
+
+function stripZeros(v: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < v.length && v[i] === 0) i++;
+  return i === 0 ? v : v.slice(i);
+}
+
+export type RootComputer = (diff: StateDiff) => Promise<Uint8Array>;
+
+export class JournaledState implements StateManagerInterface, StateReader {
+  private readonly accounts = new Map<string, Account | null>();
+  private readonly storage = new Map<string, SlotOverlay>();
+  private readonly codes = new Map<string, Uint8Array>();
+  private journal: (() => void)[] = [];
+  private readonly checkpoints: number[] = [];
+  private readonly original = new Map<string, Uint8Array>();
+
+  constructor(
+    readonly base: StateReader,
+    /** Computes the state root of base + diff; only needed where getStateRoot is called. */
+    private readonly rootOf?: RootComputer,
+  ) {}
+
+  // ---- StateReader (so overlays can stack) ----
+
+  async readAccount(address: Uint8Array): Promise<Account | undefined> {
+    const a = this.accounts.get(bytesToHex(address));
+    if (a !== undefined) return a ? copyAccount(a) : undefined;
+    return this.base.readAccount(address);
+  }
+
+  async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    const o = this.storage.get(bytesToHex(address));
+    if (o) {
+      const v = o.slots.get(bytesToHex(slot));
+      if (v !== undefined) return v;
+      if (o.cleared) return EMPTY;
+    }
+    return this.base.readStorage(address, slot);
+  }
+
+  async readCode(codeHash: Uint8Array): Promise<Uint8Array> {
+    return this.codes.get(bytesToHex(codeHash)) ?? this.base.readCode(codeHash);
+  }
+
+  // ---- StateManagerInterface ----
+
+  getAccount(address: Address): Promise<Account | undefined> {
+    return this.readAccount(address.bytes);
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    if (account === undefined) return this.deleteAccount(address);
+    this.setAccount(bytesToHex(address.bytes), copyAccount(account));
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    const k = bytesToHex(address.bytes);
+    this.setAccount(k, null);
+    this.setSlots(k, { cleared: true, slots: new Map() });
+  }
+
+  async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
+    const a = (await this.getAccount(address)) ?? new Account();
+    if (fields.nonce !== undefined) a.nonce = fields.nonce;
+    if (fields.balance !== undefined) a.balance = fields.balance;
+    if (fields.storageRoot !== undefined) a.storageRoot = fields.storageRoot;
+    if (fields.codeHash !== undefined) a.codeHash = fields.codeHash;
+    await this.putAccount(address, a);
+  }
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    const hash = keccak256(value);
+    const hk = bytesToHex(hash);
+    if (!this.codes.has(hk)) {
+      this.codes.set(hk, value);
+      this.journal.push(() => this.codes.delete(hk));
+    }
+    await this.modifyAccountFields(address, { codeHash: hash });
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    const a = await this.readAccount(address.bytes);
+    if (!a || equalBytes(a.codeHash, KECCAK256_NULL)) return EMPTY;
+    return this.readCode(a.codeHash);
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    return this.readStorage(address.bytes, key);
+  }
+
+  async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    const k = bytesToHex(address.bytes);
+    let o = this.storage.get(k);
+    if (!o) {
+      o = { cleared: false, slots: new Map() };
+      this.setSlots(k, o);
+    }
+    const sk = bytesToHex(key);
+    const prev = o.slots.get(sk);
+    const slots = o.slots;
+    slots.set(sk, stripZeros(value));
+    this.journal.push(() => (prev === undefined ? slots.delete(sk) : slots.set(sk, prev)));
+  }
+
+  async clearStorage(address: Address): Promise<void> {
+    this.setSlots(bytesToHex(address.bytes), { cleared: true, slots: new Map() });
+  }
+
+  async checkpoint(): Promise<void> {
+    this.checkpoints.push(this.journal.length);
+  }
+
+  async commit(): Promise<void> {
+    this.checkpoints.pop();
+    // Outside any checkpoint nothing can be reverted any more: drop the undo entries.
+    if (this.checkpoints.length === 0) this.journal = [];
+  }
+
+  async revert(): Promise<void> {
+    const to = this.checkpoints.pop() ?? 0;
+    while (this.journal.length > to) this.journal.pop()!();
+  }
+
+  async getStateRoot(): Promise<Uint8Array> {
+    if (!this.rootOf) throw new Error('this state has no root computer');
+    return this.rootOf(this.diff());
+  }
+
+  async setStateRoot(): Promise<void> {
+    throw new Error('setStateRoot is not supported: open a JournaledState over the wanted state');
+  }
+
+  async hasStateRoot(): Promise<boolean> {
+    return true;
+  }
+
+  readonly originalStorageCache = {
+    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
+      const k = bytesToHex(address.bytes) + bytesToHex(key);
+      let v = this.original.get(k);
+      if (v === undefined) {
+        v = await this.readStorage(address.bytes, key);
+        this.original.set(k, v);
+      }
+      return v;
+    },
+    clear: (): void => this.original.clear(),
+  };
+
+  clearCaches(): void {}
+
+  shallowCopy(): StateManagerInterface {
+    return new JournaledState(this.base, this.rootOf);
+  }
+
+  // ---- for the builder ----
+
+  diff(): StateDiff {
+    return { accounts: this.accounts, storage: this.storage, code: this.codes };
+  }
+
+  /** Addresses touched in this overlay (accounts or storage). */
+  touched(): Uint8Array[] {
+    const s = new Set([...this.accounts.keys(), ...this.storage.keys()]);
+    return [...s].map(hexToBytes);
+  }
+
+  private setAccount(k: string, a: Account | null): void {
+    const prev = this.accounts.get(k);
+    this.accounts.set(k, a);
+    this.journal.push(() => (prev === undefined ? this.accounts.delete(k) : this.accounts.set(k, prev)));
+  }
+
+  private setSlots(k: string, o: SlotOverlay): void {
+    const prev = this.storage.get(k);
+    this.storage.set(k, o);
+    this.journal.push(() => (prev === undefined ? this.storage.delete(k) : this.storage.set(k, prev)));
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * StateView: the read side of world state, whatever backs it (flat latest state, a trie at a
+ * past root, a pending overlay). Consumers: rpc (balances, storage, code), txpool (nonces),
+ * execution (the base of every JournaledState).
+ */
+import type { Account } from '@ethereumjs/util';
+
+export interface StateReader {
+  /** A fresh Account the caller may mutate, or undefined when the account does not exist. */
+  readAccount(address: Uint8Array): Promise<Account | undefined>;
+  /** The slot's value, leading zeros stripped (empty for zero). `slot` is 32 bytes. */
+  readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
+  /** Bytecode by its keccak256 (empty for the empty code hash or an unknown hash). */
+  readCode(codeHash: Uint8Array): Promise<Uint8Array>;
+}

@@ -1,0 +1,63 @@
+/**
+ * Folds an overlay's diff into the state trie in one batch: each touched account's storage trie,
+ * then the account trie. Returns the new root, the trie nodes to persist and the final accounts
+ * (with their new storage roots) for the flat state.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import type { Account } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/keccak.js';
+import { hexToBytes } from '../primitives/hex.js';
+import type { TrieNodeStore } from '../trie/types.js';
+import type { StateDiff } from './journaledState.js';
+import { copyAccount } from './flatState.js';
+import type { StateReader } from './stateReader.js';
+import { EMPTY_ROOT, openTrie } from './trieAdapter.js';
+
+export interface RootResult {
+  root: Uint8Array;
+  nodes: [Uint8Array, Uint8Array][];
+  /** Every changed account as it is now (null = deleted), keyed by 0x address. */
+  accounts: Map<string, Account | null>;
+}
+
+export async function computeStateRoot(
+  baseRoot: Uint8Array,
+  base: StateReader,
+  diff: StateDiff,
+  store: TrieNodeStore,
+): Promise<RootResult> {
+  const trie = openTrie(baseRoot, store);
+  const updates: [Uint8Array, Uint8Array][] = [];
+  const nodes: [Uint8Array, Uint8Array][] = [];
+  const accounts = new Map<string, Account | null>();
+  const addresses = new Set([...diff.accounts.keys(), ...diff.storage.keys()]);
+  for (const k of [...addresses].sort()) {
+    const addr = hexToBytes(k);
+    const changed = diff.accounts.get(k);
+    // A copy: the overlay's own objects must keep their base storage root for the next call.
+    const account = changed === undefined ? await base.readAccount(addr) : changed && copyAccount(changed);
+    const key = keccak256(addr);
+    if (!account) {
+      accounts.set(k, null);
+      updates.push([key, new Uint8Array(0)]);
+      continue;
+    }
+    const slots = diff.storage.get(k);
+    if (slots && (slots.cleared || slots.slots.size > 0)) {
+      const st = openTrie(slots.cleared ? EMPTY_ROOT : account.storageRoot, store);
+      const slotUpdates: [Uint8Array, Uint8Array][] = [];
+      for (const [slot, value] of slots.slots)
+        slotUpdates.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
+      await st.update(slotUpdates);
+      const c = st.commit();
+      account.storageRoot = c.root;
+      for (const n of c.nodes) nodes.push(n);
+    }
+    accounts.set(k, account);
+    updates.push([key, account.serialize()]);
+  }
+  await trie.update(updates);
+  const c = trie.commit();
+  for (const n of c.nodes) nodes.push(n);
+  return { root: c.root, nodes, accounts };
+}

@@ -1,0 +1,21 @@
+/**
+ * The one seam between state/ and the Merkle-Patricia trie: trie/'s MerkleTrie (in-memory
+ * nodes, deferred hashing). Keys are already hashed (secure-trie keys); values are leaf bytes.
+ */
+import { MerkleTrie, EMPTY_TRIE_ROOT } from '../trie/index.js';
+import type { TrieNodeStore, TrieUpdate } from '../trie/types.js';
+
+export const EMPTY_ROOT = EMPTY_TRIE_ROOT;
+
+export interface StateTrie {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Applies puts (non-empty value) and deletes (empty value) in one pass. */
+  update(entries: Iterable<TrieUpdate>): Promise<void>;
+  /** Root now, plus the nodes created since the last commit (to persist). */
+  commit(): { root: Uint8Array; nodes: [Uint8Array, Uint8Array][] };
+  createProof(key: Uint8Array): Promise<Uint8Array[]>;
+}
+
+export function openTrie(root: Uint8Array, store: TrieNodeStore): StateTrie {
+  return MerkleTrie.at(root, store);
+}

@@ -1,0 +1,108 @@
+/**
+ * Sealed blocks, their receipts and senders, by hash or number, with small caches of decoded
+ * blocks (RPC reads the same few recent blocks over and over).
+ */
+import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { bytesToHex } from '../primitives/hex.js';
+import type { ChainStore } from './chainStore.js';
+import { keys } from './keys.js';
+import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receiptCodec.js';
+
+const CACHE = 512;
+
+export class BlockReader {
+  private readonly blocks = new Map<string, Block>();
+  private readonly receipts = new Map<string, StoredReceipt[]>();
+  private readonly numbers = new Map<bigint, Uint8Array>();
+  head!: Block;
+
+  constructor(
+    private readonly store: ChainStore,
+    private readonly common: Common,
+  ) {}
+
+  async loadHead(): Promise<Block | undefined> {
+    const h = await this.store.get(keys.head);
+    if (!h) return undefined;
+    const b = await this.byHash(h);
+    if (b) this.head = b;
+    return b;
+  }
+
+  /** Called after a seal made `block` the head (the database already has it). */
+  setHead(block: Block): void {
+    this.head = block;
+    this.remember(block);
+    this.numbers.set(block.header.number, block.hash());
+  }
+
+  decode(rlp: Uint8Array): Block {
+    return createBlockFromRLP(rlp, { common: this.common, setHardfork: true });
+  }
+
+  async byHash(hash: Uint8Array): Promise<Block | undefined> {
+    const k = bytesToHex(hash);
+    const c = this.blocks.get(k);
+    if (c) return c;
+    const rlp = await this.store.get(keys.block(hash));
+    if (!rlp) return undefined;
+    const b = this.decode(rlp);
+    this.remember(b);
+    return b;
+  }
+
+  async hashOf(n: bigint): Promise<Uint8Array | undefined> {
+    if (this.head && n > this.head.header.number) return undefined;
+    let h = this.numbers.get(n);
+    if (!h) {
+      h = await this.store.hashByNumber(n);
+      if (h) {
+        if (this.numbers.size > 100_000) this.numbers.clear();
+        this.numbers.set(n, h);
+      }
+    }
+    return h;
+  }
+
+  async byNumber(n: bigint): Promise<Block | undefined> {
+    const h = await this.hashOf(n);
+    return h ? this.byHash(h) : undefined;
+  }
+
+  async rawBlock(hash: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.store.get(keys.block(hash));
+  }
+
+  async rawReceipts(hash: Uint8Array): Promise<Uint8Array[]> {
+    const raw = await this.store.get(keys.receipts(hash));
+    return raw ? decodeReceiptList(raw) : [];
+  }
+
+  async receiptsOf(hash: Uint8Array): Promise<StoredReceipt[]> {
+    const k = bytesToHex(hash);
+    let r = this.receipts.get(k);
+    if (!r) {
+      r = (await this.rawReceipts(hash)).map(decodeReceipt);
+      if (this.receipts.size >= CACHE) this.receipts.clear();
+      this.receipts.set(k, r);
+    }
+    return r;
+  }
+
+  async sendersOf(hash: Uint8Array): Promise<Uint8Array[]> {
+    const raw = (await this.store.get(keys.senders(hash))) ?? new Uint8Array(0);
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < raw.length; i += 20) out.push(raw.slice(i, i + 20));
+    return out;
+  }
+
+  txLocation(txHash: Uint8Array) {
+    return this.store.txLocation(txHash);
+  }
+
+  private remember(b: Block): void {
+    if (this.blocks.size >= CACHE) this.blocks.clear();
+    this.blocks.set(bytesToHex(b.hash()), b);
+  }
+}
