@@ -9,7 +9,6 @@ import {
   EXTENSION,
   ExtensionNode,
   HASH,
-  type HashNode,
   LEAF,
   LeafNode,
   resolve,
@@ -44,26 +43,43 @@ export function lookup(node: TrieNode | undefined, key: Uint8Array): Uint8Array 
   return undefined;
 }
 
-/** The first node on `key`'s path that is still in the store, or undefined if none. */
-export function firstMissing(node: TrieNode | undefined, key: Uint8Array): HashNode | undefined {
-  let pos = 0;
+/** A walk down one key's path, resumable after a stored node is loaded. */
+export interface PathWalk {
+  key: Uint8Array;
+  node: TrieNode | undefined;
+  pos: number;
+}
+
+/**
+ * Advances `w` down its key's path; stops with `w.node` on the first node still in the store
+ * (returns true) or at the end of the path (returns false).
+ */
+export function walkToMissing(w: PathWalk): boolean {
+  const key = w.key;
+  let node = w.node;
+  let pos = w.pos;
   while (node !== undefined) {
     if (node.kind === HASH) {
-      if (node.resolved === undefined) return node;
+      if (node.resolved === undefined) {
+        w.node = node;
+        w.pos = pos;
+        return true;
+      }
       node = node.resolved;
     }
-    if (node.kind === LEAF) return undefined;
+    if (node.kind === LEAF) break;
     if (node.kind === EXTENSION) {
       const p = node.path;
-      if (matchLength(p, key, pos) < p.length) return undefined;
+      if (matchLength(p, key, pos) < p.length) break;
       pos += p.length;
       node = node.child;
     } else {
-      if (pos === key.length) return undefined;
+      if (pos === key.length) break;
       node = node.children[key[pos++]];
     }
   }
-  return undefined;
+  w.node = undefined;
+  return false;
 }
 
 /** A new branch holding `a` at nibble `ia` and a leaf for the rest of `key` (or its value). */

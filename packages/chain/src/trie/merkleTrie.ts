@@ -9,7 +9,7 @@
  * Consumers: builder/ (one batch per seal), storage/ (persists commit().nodes), rpc/ (proofs).
  */
 import { initKeccak, isKeccakReady, keccak256 } from '../crypto/keccak.js';
-import { firstMissing, insert, lookup, remove } from './edit.js';
+import { insert, lookup, type PathWalk, remove, walkToMissing } from './edit.js';
 import { keyToNibbles } from './nibbles.js';
 import { decodeNode, encodeNode, hashNode } from './nodeCodec.js';
 import {
@@ -107,7 +107,17 @@ export class MerkleTrie {
     const list: [Uint8Array, Uint8Array | undefined][] = [];
     for (const [key, value] of entries) list.push([keyToNibbles(key), value]);
     if (this.store !== undefined) await this.prefetch(list);
-    for (const [nibbles, value] of list) await this.apply(nibbles, value);
+    // synchronous unless a node is still missing (a deletion may need a sibling loaded)
+    for (const [nibbles, value] of list) {
+      for (;;) {
+        try {
+          this.applySync(nibbles, value);
+          break;
+        } catch (e) {
+          await this.loadOrThrow(e);
+        }
+      }
+    }
   }
 
   /**
@@ -183,10 +193,7 @@ export class MerkleTrie {
   private async apply(nibbles: Uint8Array, value: Uint8Array | undefined): Promise<void> {
     for (;;) {
       try {
-        this.rootNode =
-          value === undefined || value.length === 0
-            ? remove(this.rootNode, nibbles, 0)
-            : insert(this.rootNode, nibbles, 0, value);
+        this.applySync(nibbles, value);
         return;
       } catch (e) {
         await this.loadOrThrow(e);
@@ -194,16 +201,32 @@ export class MerkleTrie {
     }
   }
 
-  /** Loads, in rounds of concurrent reads, the stored nodes on the paths of `list`. */
+  private applySync(nibbles: Uint8Array, value: Uint8Array | undefined): void {
+    this.rootNode =
+      value === undefined || value.length === 0
+        ? remove(this.rootNode, nibbles, 0)
+        : insert(this.rootNode, nibbles, 0, value);
+  }
+
+  /**
+   * Loads the stored nodes on the paths of `list`, each round reading all the nodes found
+   * missing at once (concurrent reads from the store), each path resuming where it stopped.
+   */
   private async prefetch(list: [Uint8Array, Uint8Array | undefined][]): Promise<void> {
+    let walks: PathWalk[] = [];
+    for (const [key] of list) walks.push({ key, node: this.rootNode, pos: 0 });
     for (;;) {
       const missing = new Set<HashNode>();
-      for (const [nibbles] of list) {
-        const m = firstMissing(this.rootNode, nibbles);
-        if (m !== undefined) missing.add(m);
+      const next: PathWalk[] = [];
+      for (const w of walks) {
+        if (walkToMissing(w)) {
+          missing.add(w.node as HashNode);
+          next.push(w);
+        }
       }
       if (missing.size === 0) return;
       await Promise.all(Array.from(missing, (m) => this.load(m)));
+      walks = next;
     }
   }
 

@@ -61,8 +61,18 @@ function writeString(out: Uint8Array, pos: number, data: Uint8Array): number {
     return pos + 1;
   }
   pos = writeLength(out, pos, data.length, 0x80, 0xb7);
-  out.set(data, pos);
-  return pos + data.length;
+  return copyInto(out, pos, data);
+}
+
+/** out[pos..] = data; a plain loop beats TypedArray.set for the short arrays of a trie. */
+function copyInto(out: Uint8Array, pos: number, data: Uint8Array): number {
+  const n = data.length;
+  if (n > 64) {
+    out.set(data, pos);
+    return pos + n;
+  }
+  for (let i = 0; i < n; i++) out[pos + i] = data[i];
+  return pos + n;
 }
 
 /** Bytes of the hex-prefix (compact) encoding of a nibble path, as an RLP item. */
@@ -89,8 +99,7 @@ function refLength(ref: Uint8Array): number {
 
 function writeRef(out: Uint8Array, pos: number, ref: Uint8Array): number {
   if (ref.length === 32) out[pos++] = 0xa0;
-  out.set(ref, pos);
-  return pos + ref.length;
+  return copyInto(out, pos, ref);
 }
 
 /** The RLP encoding of a loaded node; children must already have their `ref`. */
@@ -232,38 +241,38 @@ function decodePath(bytes: Uint8Array): [Uint8Array, boolean] {
 export function decodeNode(enc: Uint8Array, hash: Uint8Array | undefined): LoadedNode {
   readItem(enc, 0, enc.length);
   if (!itemIsList) throw bad('not a list');
+  const start = itemStart;
   const end = itemEnd;
-  let pos = itemStart;
-  const items: [number, number, boolean][] = [];
-  while (pos < end) {
-    readItem(enc, pos, end);
-    items.push([itemStart, itemEnd, itemIsList]);
-    pos = itemEnd;
-  }
+  let count = 0;
+  for (let pos = start; pos < end; pos = itemEnd, count++) readItem(enc, pos, end);
   let node: LoadedNode;
-  if (items.length === 2) {
-    const [ps, pe, pl] = items[0];
-    if (pl) throw bad('path is a list');
-    const [path, leaf] = decodePath(enc.subarray(ps, pe));
-    const [vs, ve, vl] = items[1];
+  if (count === 2) {
+    readItem(enc, start, end);
+    if (itemIsList) throw bad('path is a list');
+    const [path, leaf] = decodePath(enc.subarray(itemStart, itemEnd));
+    readItem(enc, itemEnd, end);
     if (leaf) {
-      if (vl) throw bad('leaf value is a list');
-      node = new LeafNode(path, enc.slice(vs, ve));
+      if (itemIsList) throw bad('leaf value is a list');
+      node = new LeafNode(path, enc.slice(itemStart, itemEnd));
     } else {
       if (path.length === 0) throw bad('empty extension');
-      node = new ExtensionNode(path, decodeChild(enc, vs, ve, vl)!);
+      const child = decodeChild(enc, itemStart, itemEnd, itemIsList);
+      if (child === undefined) throw bad('extension without a child');
+      node = new ExtensionNode(path, child);
     }
-  } else if (items.length === 17) {
+  } else if (count === 17) {
     const children: (TrieNode | undefined)[] = new Array(16);
+    let pos = start;
     for (let i = 0; i < 16; i++) {
-      const [s, e, l] = items[i];
-      children[i] = decodeChild(enc, s, e, l);
+      readItem(enc, pos, end);
+      pos = itemEnd; // decodeChild may recurse and reuse the scratch
+      children[i] = decodeChild(enc, itemStart, itemEnd, itemIsList);
     }
-    const [vs, ve, vl] = items[16];
-    if (vl) throw bad('branch value is a list');
-    node = new BranchNode(children, ve > vs ? enc.slice(vs, ve) : undefined);
+    readItem(enc, pos, end);
+    if (itemIsList) throw bad('branch value is a list');
+    node = new BranchNode(children, itemEnd > itemStart ? enc.slice(itemStart, itemEnd) : undefined);
   } else {
-    throw bad(`list of ${items.length} items`);
+    throw bad(`list of ${count} items`);
   }
   node.ref = hash ?? enc;
   node.stored = true;
