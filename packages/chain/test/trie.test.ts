@@ -224,6 +224,49 @@ describe.each(Object.entries(keyGens))('MerkleTrie vs @ethereumjs/mpt: %s', (_na
   );
 });
 
+/** A store that answers asynchronously, like LevelDB, and records how many reads overlap. */
+class SlowStore extends MemoryNodeStore {
+  inFlight = 0;
+  maxInFlight = 0;
+  reads = 0;
+  readHashes = new Set<string>();
+  override async get(hash: Uint8Array): Promise<Uint8Array | undefined> {
+    this.reads++;
+    this.readHashes.add(hex(hash));
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    this.inFlight--;
+    return super.get(hash);
+  }
+}
+
+describe('MerkleTrie over an asynchronous store', () => {
+  it('update() reads the nodes of a batch concurrently, each once, and concurrent batches compose', async () => {
+    const r = rng(42);
+    const store = new SlowStore();
+    const t = MerkleTrie.empty(store);
+    const keys = Array.from({ length: 400 }, () => randomBytes(r, 32));
+    await t.update(keys.map((k) => [k, randomValue(r)]));
+    const { root, nodes } = t.commit();
+    store.putAll(nodes);
+
+    const a = keys.slice(0, 100).map((k) => [k, randomValue(r)] as const);
+    const b = keys.slice(100, 200).map((k) => [k, r() < 0.5 ? undefined : randomValue(r)] as const);
+    const expected = MerkleTrie.at(root, store);
+    await expected.update([...a, ...b]);
+
+    store.reads = 0;
+    store.readHashes.clear();
+    const cold = MerkleTrie.at(root, store);
+    await Promise.all([cold.update(a), cold.update(b), cold.get(keys[300])]);
+    expect(hex(cold.root())).toBe(hex(expected.root()));
+    expect(store.maxInFlight).toBeGreaterThan(10);
+    // each stored node is read once, even when both batches need it at the same time
+    expect(store.reads).toBe(store.readHashes.size);
+  });
+});
+
 describe('secure state trie (keys hashed by the caller)', () => {
   it('matches @ethereumjs/mpt with useKeyHashing, including after reopening cold', async () => {
     const r = rng(99);

@@ -235,8 +235,15 @@ export class MerkleTrie {
     await this.load(e.node);
   }
 
-  private async load(node: HashNode): Promise<void> {
-    if (node.resolved !== undefined) return;
+  private load(node: HashNode): Promise<void> {
+    if (node.resolved !== undefined) return Promise.resolve();
+    node.loading ??= this.read(node).finally(() => {
+      node.loading = undefined;
+    });
+    return node.loading;
+  }
+
+  private async read(node: HashNode): Promise<void> {
     const enc = this.store === undefined ? undefined : await this.store.get(node.ref);
     if (enc === undefined) {
       throw new TrieError(

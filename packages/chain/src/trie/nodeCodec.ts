@@ -102,13 +102,33 @@ function writeRef(out: Uint8Array, pos: number, ref: Uint8Array): number {
   return copyInto(out, pos, ref);
 }
 
+/**
+ * Node encodings are carved out of shared 64 KiB slabs: one allocation per slab instead of an
+ * off-heap ArrayBuffer per node (the dominant cost of encoding). Encodings are views; inline
+ * refs are copied out so that a few long-lived small nodes do not pin a slab.
+ */
+const SLAB_SIZE = 1 << 16;
+let slab = new Uint8Array(SLAB_SIZE);
+let slabPos = 0;
+
+function allocate(n: number): Uint8Array {
+  if (n > SLAB_SIZE >> 2) return new Uint8Array(n);
+  if (slabPos + n > SLAB_SIZE) {
+    slab = new Uint8Array(SLAB_SIZE);
+    slabPos = 0;
+  }
+  const out = slab.subarray(slabPos, slabPos + n);
+  slabPos += n;
+  return out;
+}
+
 /** The RLP encoding of a loaded node; children must already have their `ref`. */
 export function encodeNode(node: LoadedNode): Uint8Array {
   let payload: number;
   if (node.kind === LEAF) {
     const v = node.value;
     payload = pathItemLength(node.path) + stringLength(v.length, v[0]);
-    const out = new Uint8Array(listHeaderLength(payload) + payload);
+    const out = allocate(listHeaderLength(payload) + payload);
     let pos = writeLength(out, 0, payload, 0xc0, 0xf7);
     pos = writePath(out, pos, node.path, true);
     writeString(out, pos, v);
@@ -117,7 +137,7 @@ export function encodeNode(node: LoadedNode): Uint8Array {
   if (node.kind === EXTENSION) {
     const ref = node.child.ref!;
     payload = pathItemLength(node.path) + refLength(ref);
-    const out = new Uint8Array(listHeaderLength(payload) + payload);
+    const out = allocate(listHeaderLength(payload) + payload);
     let pos = writeLength(out, 0, payload, 0xc0, 0xf7);
     pos = writePath(out, pos, node.path, false);
     writeRef(out, pos, ref);
@@ -130,7 +150,7 @@ export function encodeNode(node: LoadedNode): Uint8Array {
     const c = children[i];
     payload += c === undefined ? 1 : refLength(c.ref!);
   }
-  const out = new Uint8Array(listHeaderLength(payload) + payload);
+  const out = allocate(listHeaderLength(payload) + payload);
   let pos = writeLength(out, 0, payload, 0xc0, 0xf7);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
@@ -162,7 +182,7 @@ export function hashNode(node: TrieNode): Uint8Array {
     (node as LoadedNode).enc = enc;
     (node as LoadedNode).ref = keccak256(enc);
   } else {
-    (node as LoadedNode).ref = enc;
+    (node as LoadedNode).ref = enc.slice();
   }
   return node.ref!;
 }

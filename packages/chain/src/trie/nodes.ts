@@ -64,6 +64,8 @@ export class HashNode {
   readonly ref: Uint8Array;
   readonly stored = true;
   resolved: LoadedNode | undefined = undefined;
+  /** The read in progress, shared by everyone who needs this node meanwhile. */
+  loading: Promise<void> | undefined = undefined;
   constructor(hash: Uint8Array) {
     this.ref = hash;
   }
