@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalRequest, createWalletProvider, ProviderRpcError } from '@wharf/wallet';
 import { type FakeRpc, startFakeRpc, unusedUrl } from './fakeRpc.js';
 
-const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcb4ae784d7bf4f2ff';
+const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 let rpc: FakeRpc;
 let otherRpc: FakeRpc;
@@ -35,6 +35,10 @@ async function failure(promise: Promise<unknown>): Promise<ProviderRpcError> {
 }
 
 const yes = async () => true;
+const record = (list: ApprovalRequest[]) => async (request: ApprovalRequest) => {
+  list.push(request);
+  return true;
+};
 
 describe('wallet_addEthereumChain validation (-32602, MetaMask wording)', () => {
   const cases: [string, unknown, string][] = [
@@ -202,7 +206,7 @@ describe('wallet_addEthereumChain validation (-32602, MetaMask wording)', () => 
 
   it.each(cases)('%s', async (_name, param, message) => {
     const asked: ApprovalRequest[] = [];
-    const provider = createWalletProvider({ approve: async (r) => (asked.push(r), true) });
+    const provider = createWalletProvider({ approve: record(asked) });
     const error = await failure(provider.request({ method: 'wallet_addEthereumChain', params: [param] }));
     expect(error).toBeInstanceOf(ProviderRpcError);
     expect(error.code).toBe(-32602);
@@ -235,7 +239,7 @@ describe('wallet_addEthereumChain validation (-32602, MetaMask wording)', () => 
       params.rpcUrls = [fake.url.replace('127.0.0.1', 'localhost')];
     }
     const asked: ApprovalRequest[] = [];
-    const provider = createWalletProvider({ approve: async (r) => (asked.push(r), true) });
+    const provider = createWalletProvider({ approve: record(asked) });
     await expect(
       provider.request({ method: 'wallet_addEthereumChain', params: [params] }),
     ).resolves.toBeNull();
@@ -246,7 +250,7 @@ describe('wallet_addEthereumChain validation (-32602, MetaMask wording)', () => 
 
   it('cuts chainName to 100 characters', async () => {
     const asked: ApprovalRequest[] = [];
-    const provider = createWalletProvider({ approve: async (r) => (asked.push(r), true) });
+    const provider = createWalletProvider({ approve: record(asked) });
     await provider.request({
       method: 'wallet_addEthereumChain',
       params: [chain({ chainName: 'n'.repeat(150) })],
@@ -273,7 +277,7 @@ describe('wallet_addEthereumChain validation (-32602, MetaMask wording)', () => 
 describe('wallet_addEthereumChain: endpoint, approval and events', () => {
   it('4902 Unrecognized chain ID when the endpoint reports another chain, with data.chainId', async () => {
     const asked: ApprovalRequest[] = [];
-    const provider = createWalletProvider({ approve: async (r) => (asked.push(r), true) });
+    const provider = createWalletProvider({ approve: record(asked) });
     const error = await failure(
       provider.request({ method: 'wallet_addEthereumChain', params: [chain({ chainId: '0x2b' })] }),
     );
@@ -319,7 +323,7 @@ describe('wallet_addEthereumChain: endpoint, approval and events', () => {
     const events: unknown[] = [];
     const provider = createWalletProvider({
       origin: 'https://mini.example',
-      approve: async (r) => (asked.push(r), true),
+      approve: record(asked),
     });
     provider.on('chainChanged', (id) => events.push(id));
     await expect(
@@ -345,7 +349,12 @@ describe('wallet_addEthereumChain: endpoint, approval and events', () => {
   it('the same chain and RPC URL again succeeds without asking', async () => {
     let asks = 0;
     const events: unknown[] = [];
-    const provider = createWalletProvider({ approve: async () => (++asks, true) });
+    const provider = createWalletProvider({
+      approve: async () => {
+        asks++;
+        return true;
+      },
+    });
     provider.on('chainChanged', (id) => events.push(id));
     await provider.request({ method: 'wallet_addEthereumChain', params: [chain()] });
     await provider.request({
@@ -363,7 +372,7 @@ describe('wallet_addEthereumChain: endpoint, approval and events', () => {
 
   it('a new RPC URL for a known chain asks and is added to that chain', async () => {
     const asked: ApprovalRequest[] = [];
-    const provider = createWalletProvider({ approve: async (r) => (asked.push(r), true) });
+    const provider = createWalletProvider({ approve: record(asked) });
     await provider.request({ method: 'wallet_addEthereumChain', params: [chain()] });
     await provider.request({
       method: 'wallet_addEthereumChain',
