@@ -1,0 +1,282 @@
+#!/usr/bin/env node
+/**
+ * Chain node benchmarks, wharf side by side with Anvil and Hardhat 2 on this machine:
+ *   reads    eth_getBalance and eth_getStorageAt at latest, 64 connections: requests/s, p99
+ *   block    eth_getBlockByNumber(n, true) on a 200-transaction block: p50, p99
+ *   mine     2,000 signed transfers with 1 s blocks: accepted/s and mined/s
+ *   import   time to import the conformance chain (wharf only; the peers cannot import geth chains)
+ * Usage: node bench/chain.mjs [reads|block|mine|import ...] [--peers wharf,anvil,hardhat] [--seconds 5]
+ * Needs `npm run build` first (wharf runs from packages/cli/dist).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { loadTest, rpc, table } from './lib/load.mjs';
+import { MNEMONIC, anvilNode, hardhatNode, wharfNode } from './lib/peers.mjs';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    peers: { type: 'string', default: 'wharf,anvil,hardhat' },
+    seconds: { type: 'string', default: '5' },
+  },
+});
+const scenarios = positionals.length ? positionals : ['reads', 'block', 'mine', 'import'];
+const peers = values.peers.split(',');
+const seconds = Number(values.seconds);
+const starters = { wharf: wharfNode, anvil: anvilNode, hardhat: hardhatNode };
+let nextPort = 18545;
+
+async function withNode(peer, blockTime, fn) {
+  const node = starters[peer]({ port: nextPort++, blockTime });
+  try {
+    await node.ready();
+    return await fn(node.url);
+  } finally {
+    await node.stop();
+  }
+}
+
+const dev = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
+const gwei = 10n ** 9n;
+
+async function signTransfers(url, senders, perSender, to) {
+  const chainId = Number(await rpc(url, 'eth_chainId'));
+  const raws = [];
+  for (const account of senders) {
+    const nonce = Number(await rpc(url, 'eth_getTransactionCount', [account.address, 'pending']));
+    for (let i = 0; i < perSender; i++) {
+      raws.push(
+        await account.signTransaction({
+          chainId,
+          type: 'eip1559',
+          to: to ?? dev[9].address,
+          value: 1n,
+          nonce: nonce + i,
+          gas: 21_000n,
+          maxFeePerGas: 100n * gwei,
+          maxPriorityFeePerGas: gwei,
+        }),
+      );
+    }
+  }
+  return raws;
+}
+
+async function sendAll(url, raws, concurrency = 16) {
+  let i = 0;
+  let refused = 0;
+  let firstError;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (i < raws.length) {
+        const raw = raws[i++];
+        try {
+          await rpc(url, 'eth_sendRawTransaction', [raw]);
+        } catch (e) {
+          refused++;
+          firstError ??= e.message;
+        }
+      }
+    }),
+  );
+  return { refused, firstError };
+}
+
+async function mineOne(url, peer) {
+  if (peer === 'wharf') {
+    const start = BigInt(await rpc(url, 'eth_blockNumber'));
+    while (BigInt(await rpc(url, 'eth_blockNumber')) === start) await new Promise((r) => setTimeout(r, 50));
+  } else await rpc(url, 'evm_mine');
+}
+
+const results = {};
+
+async function reads() {
+  const rows = [];
+  for (const peer of peers) {
+    await withNode(peer, 2, async (url) => {
+      const balance = await loadTest({
+        url,
+        seconds,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getBalance',
+          params: [dev[0].address, 'latest'],
+        }),
+      });
+      const storage = await loadTest({
+        url,
+        seconds,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getStorageAt',
+          params: [dev[0].address, '0x0', 'latest'],
+        }),
+      });
+      rows.push({
+        peer,
+        'getBalance req/s': balance.rps.toFixed(0),
+        'getBalance p99 ms': balance.p99.toFixed(2),
+        'getStorageAt req/s': storage.rps.toFixed(0),
+        'getStorageAt p99 ms': storage.p99.toFixed(2),
+        errors: balance.errors + storage.errors,
+      });
+    });
+  }
+  results.reads = rows;
+  console.log(`\nreads at latest, 64 connections, ${seconds} s each\n${table(rows, Object.keys(rows[0]))}`);
+  ratios(rows, 'getBalance req/s');
+}
+
+async function block() {
+  const rows = [];
+  for (const peer of peers) {
+    await withNode(peer, peer === 'wharf' ? 2 : 0, async (url) => {
+      if (peer !== 'wharf')
+        await rpc(url, 'evm_setAutomine', [false]).catch(() => rpc(url, 'evm_setIntervalMining', [0]));
+      const raws = await signTransfers(url, dev.slice(0, 8), 25);
+      await sendAll(url, raws);
+      await mineOne(url, peer);
+      // Find the block holding the transfers (wharf may have sealed them across two blocks).
+      let n = BigInt(await rpc(url, 'eth_blockNumber'));
+      let best = { n, count: 0 };
+      for (let k = 0n; k < 3n && n - k > 0n; k++) {
+        const b = await rpc(url, 'eth_getBlockByNumber', [`0x${(n - k).toString(16)}`, false]);
+        if (b.transactions.length > best.count) best = { n: n - k, count: b.transactions.length };
+      }
+      const tag = `0x${best.n.toString(16)}`;
+      const times = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        await rpc(url, 'eth_getBlockByNumber', [tag, true]);
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      rows.push({
+        peer,
+        transactions: best.count,
+        'p50 ms': times[100].toFixed(2),
+        'p99 ms': times[197].toFixed(2),
+      });
+      n = 0n;
+    });
+  }
+  results.block = rows;
+  console.log(
+    `\neth_getBlockByNumber(n, true), 200 sequential requests\n${table(rows, Object.keys(rows[0]))}`,
+  );
+}
+
+async function mine() {
+  const rows = [];
+  for (const peer of peers) {
+    await withNode(peer, 1, async (url) => {
+      // 100 funded senders x 20 transfers: within every peer's per-account pool limits.
+      const senders = Array.from({ length: 100 }, (_, i) =>
+        privateKeyToAccount(`0x${(0xbe000000n + BigInt(i) + 1n).toString(16).padStart(64, '0')}`),
+      );
+      const chainId = Number(await rpc(url, 'eth_chainId'));
+      const funding = [];
+      for (const [i, s] of senders.entries()) {
+        const from = dev[i % 10];
+        const nonce = Number(await rpc(url, 'eth_getTransactionCount', [from.address, 'pending'])) + 0;
+        funding.push(
+          await from.signTransaction({
+            chainId,
+            type: 'eip1559',
+            to: s.address,
+            value: 10n ** 18n,
+            nonce: nonce + Math.floor(i / 10) - Math.floor(i / 10),
+            gas: 21_000n,
+            maxFeePerGas: 100n * gwei,
+            maxPriorityFeePerGas: gwei,
+          }),
+        );
+        await rpc(url, 'eth_sendRawTransaction', [funding.at(-1)]);
+      }
+      while (BigInt(await rpc(url, 'eth_getBalance', [senders.at(-1).address, 'latest'])) === 0n)
+        await new Promise((r) => setTimeout(r, 100));
+      const raws = await signTransfers(url, senders, 20);
+      const startBlock = BigInt(await rpc(url, 'eth_blockNumber'));
+      const t0 = performance.now();
+      const { refused, firstError } = await sendAll(url, raws);
+      const accepted = raws.length - refused;
+      const acceptSeconds = (performance.now() - t0) / 1000;
+      let mined = 0;
+      let scanned = startBlock;
+      const deadline = Date.now() + 120_000;
+      while (mined < accepted && Date.now() < deadline) {
+        const head = BigInt(await rpc(url, 'eth_blockNumber'));
+        for (; scanned < head; scanned++) {
+          const b = await rpc(url, 'eth_getBlockByNumber', [`0x${(scanned + 1n).toString(16)}`, false]);
+          mined += b.transactions.length;
+        }
+        if (mined < accepted) await new Promise((r) => setTimeout(r, 50));
+      }
+      const mineSeconds = (performance.now() - t0) / 1000;
+      rows.push({
+        peer,
+        accepted,
+        refused: refused ? `${refused} (${firstError})` : 0,
+        'accepted/s': (accepted / acceptSeconds).toFixed(0),
+        mined,
+        'mined/s': (mined / mineSeconds).toFixed(0),
+      });
+    });
+  }
+  results.mine = rows;
+  console.log(`\n2,000 signed transfers, 1 s blocks\n${table(rows, Object.keys(rows[0]))}`);
+  ratios(rows, 'mined/s');
+}
+
+async function importChain() {
+  const shared = path.resolve(import.meta.dirname, '../../shared/conformance/execution-apis/tests');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-import-'));
+  const bin = path.resolve(import.meta.dirname, '../packages/cli/dist/bin.js');
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [
+      bin,
+      'chain',
+      'import',
+      '--genesis',
+      `${shared}/genesis.json`,
+      '--chain',
+      `${shared}/chain.rlp`,
+      '--data-dir',
+      dataDir,
+    ],
+    { encoding: 'utf8' },
+  );
+  const ms = performance.now() - t0;
+  results.import = { ms, ok: r.status === 0, output: (r.stdout + r.stderr).trim().slice(-300) };
+  console.log(
+    `\nimport of the conformance chain (54 blocks): ${r.status === 0 ? `${ms.toFixed(0)} ms` : `failed: ${results.import.output}`}`,
+  );
+}
+
+function ratios(rows, column) {
+  const w = rows.find((r) => r.peer === 'wharf');
+  if (!w) return;
+  for (const r of rows)
+    if (r.peer !== 'wharf')
+      console.log(`  wharf / ${r.peer} (${column}): ${(Number(w[column]) / Number(r[column])).toFixed(2)}x`);
+}
+
+const run = { reads, block, mine, import: importChain };
+for (const s of scenarios) {
+  if (!run[s]) throw new Error(`unknown scenario ${s}; expected ${Object.keys(run).join(', ')}`);
+  await run[s]();
+}
+fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
+fs.writeFileSync(
+  path.join(import.meta.dirname, 'results', `chain-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+  JSON.stringify({ machine: { cpus: os.cpus().length, node: process.version }, results }, null, 2),
+);

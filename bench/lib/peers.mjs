@@ -1,0 +1,114 @@
+/**
+ * Starts the nodes a benchmark compares, each on its own 127.0.0.1 port, and stops them.
+ * wharf runs from the built CLI (npm run build), Anvil from @foundry-rs/anvil-linux-amd64,
+ * Hardhat 2 from its npm package with a throwaway config.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(import.meta.dirname, '../..');
+
+export const MNEMONIC = 'test test test test test test test test test test test junk';
+
+async function waitForRpc(url, child, name, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      if (r.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} did not answer on ${url} within ${timeoutMs} ms`);
+}
+
+function launch(name, cmd, args, url, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err = (err + d).slice(-4000);
+  });
+  return {
+    name,
+    url,
+    child,
+    async ready() {
+      try {
+        await waitForRpc(url, child, name);
+      } catch (e) {
+        throw new Error(`${e.message}\n${err}`);
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => {
+        const t = setTimeout(() => {
+          child.kill('SIGKILL');
+          r();
+        }, 5000);
+        child.on('exit', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    },
+  };
+}
+
+/** blockTime in seconds; 0 = automine. */
+export function wharfNode({ port, blockTime = 2, extra = [] }) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-bench-'));
+  const bin = path.join(root, 'packages/cli/dist/bin.js');
+  return launch(
+    'wharf',
+    process.execPath,
+    [
+      bin,
+      'chain',
+      'start',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--block-time',
+      String(blockTime),
+      ...extra,
+    ],
+    `http://127.0.0.1:${port}`,
+    { env: { ...process.env, WHARF_LOG_LEVEL: 'warn' } },
+  );
+}
+
+export function anvilNode({ port, blockTime = 2 }) {
+  const dir = path.dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json'));
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--silent', '--mnemonic', MNEMONIC];
+  if (blockTime > 0) args.push('--block-time', String(blockTime));
+  return launch('anvil', path.join(dir, 'bin/anvil'), args, `http://127.0.0.1:${port}`);
+}
+
+export function hardhatNode({ port, blockTime = 2 }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hardhat-bench-'));
+  const mining = blockTime > 0 ? `mining: { auto: false, interval: ${blockTime * 1000} },` : '';
+  fs.writeFileSync(
+    path.join(dir, 'hardhat.config.cjs'),
+    `module.exports = { networks: { hardhat: { chainId: 31337, ${mining} accounts: { mnemonic: '${MNEMONIC}' } } } };\n`,
+  );
+  const cli = require.resolve('hardhat/internal/cli/cli.js');
+  return launch(
+    'hardhat',
+    process.execPath,
+    [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)],
+    `http://127.0.0.1:${port}`,
+    { cwd: dir, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' } },
+  );
+}
