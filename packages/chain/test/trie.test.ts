@@ -208,12 +208,15 @@ describe.each(Object.entries(keyGens))('MerkleTrie vs @ethereumjs/mpt: %s', (_na
           await expectSameProof(t, ref, key, root);
         }
 
-        // commit; every other batch continue on a trie reopened from the store
+        // commit; then continue on a trie reopened from the store, or with deep nodes evicted
         const committed = t.commit();
         expect(hex(committed.root)).toBe(hex(root));
         store.putAll(committed.nodes);
-        if (batch % 2 === 1) {
+        if (batch % 4 === 1) {
           t = MerkleTrie.at(committed.root, store);
+          expect(hex(t.root())).toBe(hex(root));
+        } else if (batch % 4 === 3) {
+          t.evict(batch % 3);
           expect(hex(t.root())).toBe(hex(root));
         }
       }
@@ -264,6 +267,41 @@ describe('MerkleTrie over an asynchronous store', () => {
     expect(store.maxInFlight).toBeGreaterThan(10);
     // each stored node is read once, even when both batches need it at the same time
     expect(store.reads).toBe(store.readHashes.size);
+  });
+});
+
+describe('MerkleTrie.evict', () => {
+  it('drops stored nodes below a depth; they are read again and results do not change', async () => {
+    const r = rng(11);
+    const store = new SlowStore();
+    const ref = await createMPT();
+    const t = MerkleTrie.empty(store);
+    const keys = Array.from({ length: 300 }, () => randomBytes(r, 32));
+    for (const k of keys) {
+      const v = randomValue(r);
+      await t.put(k, v);
+      await ref.put(k, v);
+    }
+    // an uncommitted change survives eviction
+    store.putAll(t.commit().nodes);
+    await t.put(keys[0], Uint8Array.of(1, 2, 3));
+    await ref.put(keys[0], Uint8Array.of(1, 2, 3));
+    t.evict(1);
+    expect(hex(t.root())).toBe(hex(ref.root()));
+    store.reads = 0;
+    expect(hex(await t.get(keys[0]))).toBe('010203');
+    for (const k of keys.slice(1, 20)) expect(hex(await t.get(k))).toBe(hex(await ref.get(k)));
+    expect(store.reads).toBeGreaterThan(19);
+    for (const k of keys.slice(20, 60)) {
+      await t.del(k);
+      await ref.del(k);
+    }
+    expect(hex(t.root())).toBe(hex(ref.root()));
+    await expectSameProof(t, ref, keys[70], t.root());
+    store.putAll(t.commit().nodes);
+    t.evict(0);
+    expect(hex(t.root())).toBe(hex(ref.root()));
+    expect(hex(await t.get(keys[99]))).toBe(hex(await ref.get(keys[99])));
   });
 });
 

@@ -14,7 +14,9 @@ import { keyToNibbles } from './nibbles.js';
 import { decodeNode, encodeNode, hashNode } from './nodeCodec.js';
 import {
   BRANCH,
+  BranchNode,
   EXTENSION,
+  ExtensionNode,
   HASH,
   HashNode,
   LEAF,
@@ -149,6 +151,15 @@ export class MerkleTrie {
   }
 
   /**
+   * Forgets the loaded nodes deeper than `keepDepth` (the root is depth 0) that are in the
+   * store; they are read again when next touched. Bounds the memory of a long-lived trie:
+   * `store.putAll(trie.commit().nodes); trie.evict(3)`. Uncommitted nodes are kept.
+   */
+  evict(keepDepth = 3): void {
+    if (this.rootNode !== undefined) this.rootNode = evictBelow(this.rootNode, keepDepth);
+  }
+
+  /**
    * The proof for `key` as eth_getProof returns it: the RLP encoding of each node on the path
    * from the root to the key (or to where the path ends), embedded nodes included — the list
    * @ethereumjs/mpt's createMerkleProof gives. Empty for the empty trie.
@@ -253,6 +264,41 @@ export class MerkleTrie {
     }
     node.resolved ??= decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
   }
+}
+
+function evictBelow(node: TrieNode, depth: number): TrieNode {
+  if (node.kind === HASH) {
+    const r = node.resolved;
+    if (r === undefined) return node;
+    if (depth <= 0) return new HashNode(node.ref);
+    const kept = evictBelow(r, depth);
+    return kept === r ? node : kept;
+  }
+  if (depth <= 0 && node.stored && node.ref!.length === 32) return new HashNode(node.ref!);
+  if (node.kind === LEAF) return node;
+  if (node.kind === EXTENSION) {
+    const child = evictBelow(node.child, depth - 1);
+    return child === node.child ? node : withCaches(new ExtensionNode(node.path, child), node);
+  }
+  let children = node.children;
+  for (let i = 0; i < 16; i++) {
+    const c = children[i];
+    if (c === undefined) continue;
+    const kept = evictBelow(c, depth - 1);
+    if (kept !== c) {
+      if (children === node.children) children = children.slice();
+      children[i] = kept;
+    }
+  }
+  return children === node.children ? node : withCaches(new BranchNode(children, node.value), node);
+}
+
+/** `fresh` (same content as `old`, children swapped for equal ones) with old's caches. */
+function withCaches<T extends LoadedNode>(fresh: T, old: LoadedNode): T {
+  fresh.ref = old.ref;
+  fresh.enc = old.enc;
+  fresh.stored = old.stored;
+  return fresh;
 }
 
 /** The RLP encoding of a hashed node. */
