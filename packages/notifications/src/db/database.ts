@@ -36,7 +36,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if (database.kind === 'postgres' && options.databaseSchema) {
       await sql`create schema if not exists ${sql.id(options.databaseSchema)}`.execute(database.db);
     }
-    await migrateToLatest(database.db);
+    await migrateToLatest(
+      database.db,
+      database.kind === 'postgres' ? (options.databaseSchema ?? 'public') : undefined,
+    );
   } catch (error) {
     await database.close();
     throw error;
@@ -73,8 +76,9 @@ function openPostgres(options: DatabaseOptions): Database {
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/** `schema`: where the migration bookkeeping lives (PostgreSQL); unqualified, Kysely would look in every schema. */
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
@@ -85,8 +89,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
 }
 
 /** Drops every table (the migrations' `down`, newest first). For tests and `wharf` resets. */
-export async function migrateDown(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+export async function migrateDown(db: Kysely<any>, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
   for (;;) {
     const { error, results } = await migrator.migrateDown();
     if (error) throw error;
