@@ -3,9 +3,48 @@
  * its next request as soon as the previous answered, for `seconds`. Reports requests/s and
  * latency percentiles. It runs on the same cores as the node under test, the same for every peer.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * With wrk installed (Debian's `wrk`), the load comes from wrk (C, 2 threads): a Node client
+ * tops out near the peers' speed and would measure itself. Without it, the Node generator below.
+ */
+export function hasWrk() {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+function parseDuration(text) {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(text);
+  if (!m) return Number.NaN;
+  return Number(m[1]) * { us: 0.001, ms: 1, s: 1000, m: 60000 }[m[2]];
+}
+
+export function wrkLoad({ url, body, connections = 64, seconds = 5 }) {
+  const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-')), 'post.lua');
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${JSON.stringify(body)}\n`,
+  );
+  const r = spawnSync('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], {
+    encoding: 'utf8',
+  });
+  const out = r.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50 = parseDuration(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const p99 = parseDuration(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p50, p99, errors, requests: Number(/(\d+) requests in/.exec(out)?.[1]) };
+}
 
 export async function loadTest({ url, body, connections = 64, seconds = 5, warmupSeconds = 1 }) {
+  if (typeof body === 'string' && hasWrk()) {
+    wrkLoad({ url, body, connections, seconds: warmupSeconds });
+    return wrkLoad({ url, body, connections, seconds });
+  }
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(url);
   const payload = typeof body === 'function' ? body : () => body;

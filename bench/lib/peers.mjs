@@ -107,8 +107,18 @@ export function hardhatNode({ port, blockTime = 2 }) {
   return launch(
     'hardhat',
     process.execPath,
-    [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)],
+    [
+      cli,
+      '--config',
+      path.join(dir, 'hardhat.config.cjs'),
+      'node',
+      '--hostname',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ],
     `http://127.0.0.1:${port}`,
-    { cwd: dir, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' } },
+    // cwd inside the workspace: Hardhat refuses to run from a folder that cannot resolve it locally.
+    { cwd: path.join(root, 'bench'), env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' } },
   );
 }
