@@ -73,6 +73,16 @@ beforeAll(async () => {
 });
 
 describe('MerkleTrie basics', () => {
+  it('exports the public API (names pinned)', async () => {
+    expect(Object.keys(await import('../src/trie/index.js')).sort()).toEqual([
+      'EMPTY_TRIE_ROOT',
+      'MemoryNodeStore',
+      'MerkleTrie',
+      'TrieError',
+      'orderedTrieRoot',
+    ]);
+  });
+
   it('the empty trie has the empty root and no nodes to commit', async () => {
     const t = MerkleTrie.empty();
     const ref = await createMPT();

@@ -33,14 +33,16 @@ import {
   type TrieUpdate,
 } from './types.js';
 
-/** keccak256(rlp('')): the root of the trie with no keys. */
-export const EMPTY_TRIE_ROOT: Uint8Array = Uint8Array.from(
+const EMPTY_ROOT = Uint8Array.from(
   Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
 );
 
+/** keccak256(rlp('')): the root of the trie with no keys (a copy; the trie never reads it). */
+export const EMPTY_TRIE_ROOT: Uint8Array = EMPTY_ROOT.slice();
+
 function isEmptyRoot(root: Uint8Array): boolean {
   if (root.length !== 32) return false;
-  for (let i = 0; i < 32; i++) if (root[i] !== EMPTY_TRIE_ROOT[i]) return false;
+  for (let i = 0; i < 32; i++) if (root[i] !== EMPTY_ROOT[i]) return false;
   return true;
 }
 
@@ -77,7 +79,7 @@ export class MerkleTrie {
     return new MerkleTrie(this.store, this.rootNode);
   }
 
-  /** The value stored at `key`, or undefined. */
+  /** The value stored at `key`, or undefined. The array is the trie's own: do not modify it. */
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     const nibbles = keyToNibbles(key);
     for (;;) {
@@ -89,7 +91,7 @@ export class MerkleTrie {
     }
   }
 
-  /** Sets `key` to `value`; an empty value deletes the key. */
+  /** Sets `key` to `value`; an empty value deletes the key. `value` is kept, not copied. */
   async put(key: Uint8Array, value: Uint8Array): Promise<void> {
     if (!isKeccakReady()) await initKeccak();
     await this.apply(keyToNibbles(key), value);
@@ -97,6 +99,7 @@ export class MerkleTrie {
 
   /** Deletes `key` (no-op when absent). */
   async del(key: Uint8Array): Promise<void> {
+    if (!isKeccakReady()) await initKeccak();
     await this.apply(keyToNibbles(key), undefined);
   }
 
@@ -128,7 +131,7 @@ export class MerkleTrie {
    */
   root(): Uint8Array {
     const r = this.rootNode;
-    if (r === undefined) return EMPTY_TRIE_ROOT.slice();
+    if (r === undefined) return EMPTY_ROOT.slice();
     if (r.kind === HASH) return r.ref.slice();
     const ref = hashNode(r);
     return ref.length === 32 ? ref.slice() : keccak256(ref);

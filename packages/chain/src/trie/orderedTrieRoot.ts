@@ -3,7 +3,7 @@ import { keyToNibbles } from './nibbles.js';
 import { hashNode } from './nodeCodec.js';
 import type { TrieNode } from './nodes.js';
 import { keccak256 } from '../crypto/keccak.js';
-import { EMPTY_TRIE_ROOT } from './merkleTrie.js';
+import { MerkleTrie } from './merkleTrie.js';
 
 /** RLP of a non-negative integer: 0x80 for zero, else its big-endian bytes as a string. */
 function rlpIndex(i: number): Uint8Array {
@@ -25,7 +25,7 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
     if (values[i].length === 0) continue;
     root = insert(root, keyToNibbles(rlpIndex(i)), 0, values[i]);
   }
-  if (root === undefined) return EMPTY_TRIE_ROOT.slice();
+  if (root === undefined) return MerkleTrie.empty().root();
   const ref = hashNode(root);
   return ref.length === 32 ? ref : keccak256(ref);
 }

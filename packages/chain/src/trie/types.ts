@@ -26,7 +26,9 @@ export interface CommitResult {
    * The nodes created since the last commit (or since the trie was opened), to write to the
    * store; each is keyed by its hash. Nodes whose encoding is shorter than 32 bytes live inside
    * their parent and are not listed, except the root node, which is always listed so that the
-   * trie can be reopened at `root`. Empty when nothing changed.
+   * trie can be reopened at `root`. Empty when nothing changed. Encodings may be views into a
+   * larger shared buffer (mind `byteOffset` if you reach for `.buffer`); they are never
+   * modified afterwards.
    */
   nodes: TrieNodeEntry[];
 }
