@@ -57,7 +57,10 @@ export async function importChain(options: ImportChainOptions): Promise<{ head: 
         imported++;
         continue; // already imported (an import resumed after an interruption)
       }
-      if (block.header.number === 1n && !equalBytes(block.header.parentHash, (await ctx.blocks.byNumber(0n))!.hash()))
+      if (
+        block.header.number === 1n &&
+        !equalBytes(block.header.parentHash, (await ctx.blocks.byNumber(0n))!.hash())
+      )
         throw new Error(
           `block 1 does not follow this genesis (parent ${bytesToHex(block.header.parentHash)}, genesis ${bytesToHex((await ctx.blocks.byNumber(0n))!.hash())})`,
         );

@@ -1,6 +1,127 @@
+/**
+ * Composition root of the chain node: the only file that knows every concrete part.
+ *
+ *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
+ *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
+ */
+import fs from 'node:fs/promises';
+import { BlockProducer } from './builder/blockProducer.js';
+import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
+import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
+import { hexToBytes } from './primitives/hex.js';
+import type { RpcContext } from './rpc/context.js';
+import { debugMethods } from './rpc/debug.js';
+import { Dispatcher } from './rpc/dispatch.js';
+import { ethMethods } from './rpc/eth.js';
+import { FilterManager } from './rpc/filterManager.js';
+import { filterMethods } from './rpc/filters.js';
+import { netMethods } from './rpc/net.js';
+import { startRpcServer } from './rpc/server.js';
+import { subscriptionMethods } from './rpc/subscriptions.js';
+import { txpoolMethods } from './rpc/txpool.js';
+import { web3Methods } from './rpc/web3.js';
+import { createTxPool } from './txpool/index.js';
 
-/** Composition root of the chain node. Filled in by the chain-node issue. */
-export async function startChainNode(_options: ChainNodeOptions): Promise<ChainNode> {
-  throw new Error('the chain node has not landed yet');
+export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
+
+async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
+  if (o.genesisPath) {
+    const genesis = JSON.parse(await fs.readFile(o.genesisPath, 'utf8')) as GethGenesis;
+    return { kind: 'geth', genesis };
+  }
+  return {
+    kind: 'dev',
+    chainId: o.chainId.toString(),
+    gasLimit: o.gasLimit.toString(),
+    baseFee: o.baseFee.toString(),
+    accounts: o.accounts,
+    mnemonic: o.mnemonic,
+    balance: o.balance.toString(),
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+}
+
+export async function startChainNode(options: ChainNodeOptions): Promise<ChainNode> {
+  const log = options.logger;
+  const fresh = await chainConfigOf(options);
+  const ctx = await openChain(options.dataDir, fresh, {
+    requireSame: (stored) => {
+      if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
+        return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
+      return undefined;
+    },
+  });
+  const { spec } = ctx;
+  log?.info({ head: Number(ctx.blocks.head.header.number), chainId: Number(spec.chainId) }, 'chain opened');
+
+  const producer = new BlockProducer(ctx, {
+    blockTime: options.blockTime,
+    flashblockInterval: options.flashblockInterval,
+    mining: options.mining,
+    onError: (e) => log?.error({ err: e }, 'block production failed'),
+  });
+  const pool = createTxPool({
+    common: producer.pending.header.common,
+    state: producer.poolState(),
+    baseFee: () => producer.pending.baseFee,
+    blockGasLimit: () => producer.pending.header.gasLimit,
+  });
+  const filters = new FilterManager();
+  producer.onSealed((block, txs) =>
+    filters.onSealed(
+      block,
+      txs.map((t) => t.receipt),
+    ),
+  );
+  pool.onAdded((t) => filters.onPendingTx(t.hash));
+
+  const rpc: RpcContext = {
+    chain: ctx,
+    pool,
+    producer,
+    filters,
+    clientVersion: CLIENT_VERSION,
+    accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
+    log: (e) => log?.error({ err: e }, 'rpc handler failed'),
+  };
+  const dispatcher = new Dispatcher(
+    {
+      ...web3Methods,
+      ...netMethods,
+      ...ethMethods,
+      ...filterMethods,
+      ...subscriptionMethods,
+      ...txpoolMethods,
+      ...debugMethods,
+    },
+    rpc,
+  );
+  let server: Awaited<ReturnType<typeof startRpcServer>>;
+  try {
+    server = await startRpcServer(dispatcher, options.host, options.port);
+  } catch (e) {
+    await ctx.store.close();
+    throw e;
+  }
+  producer.start(pool);
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  log?.info({ port: server.port }, 'json-rpc listening');
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${server.port}`,
+    wsUrl: `ws://${hostForUrl}:${server.port}`,
+    chainId: spec.chainId,
+    accounts: spec.devAccounts,
+    close: () => {
+      closed ??= (async () => {
+        await server.close();
+        await producer.stop();
+        filters.close();
+        await ctx.store.close();
+      })();
+      return closed;
+    },
+  };
 }

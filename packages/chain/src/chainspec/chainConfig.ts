@@ -3,7 +3,13 @@
  * either our dev chain (Prague, dev accounts from a mnemonic) or a geth genesis.json (imported
  * chains, whatever forks it names). `loadChainSpec` turns it into Common + genesis.
  */
-import { type Common, createCommonFromGethGenesis, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import {
+  type Common,
+  createCommonFromGethGenesis,
+  createCustomCommon,
+  Hardfork,
+  Mainnet,
+} from '@ethereumjs/common';
 import { hexToBytes } from '../primitives/hex.js';
 import { createCustomCrypto, loadKzg } from './customCrypto.js';
 import { deriveDevAccounts, type DerivedAccount } from './devAccounts.js';
@@ -29,7 +35,10 @@ export type ChainConfig = DevChainConfig | GethChainConfig;
 
 export interface GethGenesis {
   config: Record<string, any> & { chainId: number };
-  alloc: Record<string, { balance?: string; nonce?: string; code?: string; storage?: Record<string, string> }>;
+  alloc: Record<
+    string,
+    { balance?: string; nonce?: string; code?: string; storage?: Record<string, string> }
+  >;
   [field: string]: any;
 }
 
@@ -138,4 +147,3 @@ function pad(b: Uint8Array, n: number): Uint8Array {
   out.set(b, n - b.length);
   return out;
 }
-

@@ -45,8 +45,10 @@ export async function commitBlock(
     code: [...diff.code].map(([h, code]) => ({ hash: hexToBytes(h), code })),
     nodes: root.nodes,
   };
-  const sealedAccounts: { address: Uint8Array; account: ReturnType<typeof root.accounts.get> & {} | null }[] =
-    [];
+  const sealedAccounts: {
+    address: Uint8Array;
+    account: (ReturnType<typeof root.accounts.get> & {}) | null;
+  }[] = [];
   for (const [k, account] of root.accounts) {
     const address = hexToBytes(k);
     w.accounts.set(k, { address, rlp: account ? account.serialize() : null });
@@ -60,4 +62,3 @@ export async function commitBlock(
   ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
   ctx.blocks.setHead(block);
 }
-

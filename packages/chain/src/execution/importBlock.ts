@@ -39,7 +39,10 @@ export async function importBlock(ctx: ChainContext, block: Block): Promise<void
   const parent = ctx.blocks.head;
   checkHeader(block, parent);
   const baseRoot = parent.header.stateRoot;
-  const state = new JournaledState(ctx.flat, async (diff) => (await rootOf(ctx, baseRoot, ctx.flat, diff)).root);
+  const state = new JournaledState(
+    ctx.flat,
+    async (diff) => (await rootOf(ctx, baseRoot, ctx.flat, diff)).root,
+  );
   const vm = await createVm(ctx.spec.common, state, ctx.blocks, {
     number: block.header.number,
     timestamp: block.header.timestamp,

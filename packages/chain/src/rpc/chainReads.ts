@@ -1,0 +1,97 @@
+/**
+ * Shared reads of the RPC handlers: tags to blocks and states (through state/resolve), the
+ * pending block as a Block object, and transaction lookups (sealed, then pre-confirmed).
+ */
+import { type Block, createBlock } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, equalBytes } from '../primitives/hex.js';
+import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock } from '../state/resolve.js';
+import type { StoredReceipt } from '../storage/receiptCodec.js';
+import { keys } from '../storage/keys.js';
+import type { RpcContext } from './context.js';
+import { headerNotFound } from './errors.js';
+
+export function deps(c: RpcContext): ResolveDeps {
+  const { chain } = c;
+  return {
+    blocks: chain.blocks,
+    flat: chain.flat,
+    nodes: chain.nodes,
+    code: (h) => chain.store.get(keys.code(h)),
+    pending: () => c.producer.pending,
+  };
+}
+
+/** State methods: a tag beyond the head is "header not found". */
+export async function stateAt(c: RpcContext, tag: BlockTag): Promise<Resolved> {
+  const r = await resolve(deps(c), tag);
+  if (!r) throw headerNotFound();
+  return r;
+}
+
+export interface BlockView {
+  block: Block;
+  senders: Uint8Array[];
+  receipts: () => Promise<StoredReceipt[]>;
+  pending: boolean;
+}
+
+/** The pending block as a Block (transactions pre-confirmed so far, cumulative gas). */
+export function pendingBlock(c: RpcContext): BlockView {
+  const p = c.producer.pending;
+  const block = createBlock(
+    {
+      header: { ...p.header.toJSON(), gasUsed: p.gasUsed },
+      transactions: p.txs.map((t) => t.tx),
+      withdrawals: p.header.common.isActivatedEIP(4895) ? [] : undefined,
+    },
+    { common: p.header.common, skipConsensusFormatValidation: true },
+  );
+  return {
+    block,
+    senders: p.txs.map((t) => t.sender),
+    receipts: async () => p.txs.map((t) => t.receipt),
+    pending: true,
+  };
+}
+
+/** Block methods: null (undefined) beyond the head or for an unknown hash. */
+export async function blockAt(c: RpcContext, tag: BlockTag): Promise<BlockView | undefined> {
+  if ('tag' in tag && tag.tag === 'pending') return pendingBlock(c);
+  const block = await resolveBlock(deps(c), tag);
+  if (!block) return undefined;
+  return sealedView(c, block);
+}
+
+export async function sealedView(c: RpcContext, block: Block): Promise<BlockView> {
+  const senders = block.transactions.length ? await c.chain.blocks.sendersOf(block.hash()) : [];
+  return { block, senders, receipts: () => c.chain.blocks.receiptsOf(block.hash()), pending: false };
+}
+
+export interface TxFound {
+  view: BlockView;
+  index: number;
+  tx: TypedTransaction;
+}
+
+/** A transaction by hash: sealed first, then the pending block. */
+export async function findTx(c: RpcContext, hash: Uint8Array): Promise<TxFound | undefined> {
+  const loc = await c.chain.blocks.txLocation(hash);
+  if (loc) {
+    const block = await c.chain.blocks.byHash(loc.blockHash);
+    const canon = block && (await c.chain.blocks.hashOf(block.header.number));
+    if (block && canon && equalBytes(canon, block.hash())) {
+      const view = await sealedView(c, block);
+      return { view, index: loc.index, tx: block.transactions[loc.index] };
+    }
+  }
+  const p = c.producer.pending;
+  const i = p.txs.findIndex((t) => equalBytes(t.hash, hash));
+  if (i >= 0) {
+    const view = pendingBlock(c);
+    return { view, index: i, tx: view.block.transactions[i] };
+  }
+  return undefined;
+}
+
+export const hexKey = bytesToHex;

@@ -1,0 +1,42 @@
+/**
+ * What the RPC layer is given by node.ts, and the method table shape. One file per namespace
+ * (eth.ts, net.ts, web3.ts, txpool.ts, debug.ts, filters.ts, subscriptions.ts) exports a
+ * Methods table; server.ts merges them.
+ */
+import type { BlockProducer } from '../builder/blockProducer.js';
+import type { ChainContext } from '../execution/chainContext.js';
+import type { TxPool } from '../txpool/types.js';
+import type { FilterManager } from './filterManager.js';
+import type { Params } from './params.js';
+
+export interface RpcContext {
+  chain: ChainContext;
+  pool: TxPool;
+  producer: BlockProducer;
+  filters: FilterManager;
+  clientVersion: string;
+  /** Dev accounts (eth_accounts); empty for imported chains. */
+  accounts: Uint8Array[];
+  log?: (e: unknown) => void;
+}
+
+/** A live connection (WebSocket) for subscriptions; undefined over HTTP. */
+export interface Connection {
+  send(message: unknown): void;
+  onClose(fn: () => void): void;
+  subscriptions: Map<string, () => void>;
+}
+
+export interface Method {
+  /** Parameter names, in order: error messages name them. */
+  params: string[];
+  /** How many of them are required. */
+  required: number;
+  run(p: Params, c: RpcContext, conn?: Connection): unknown | Promise<unknown>;
+}
+
+export type Methods = Record<string, Method>;
+
+export function method(params: string[], required: number, run: Method['run']): Method {
+  return { params, required, run };
+}

@@ -1,0 +1,93 @@
+/**
+ * JSON-RPC 2.0 request handling, transport-free: envelope checks, batches (at most 1,000),
+ * method lookup, arity, and every thrown error through toRpcError.
+ */
+import type { Connection, Methods, RpcContext } from './context.js';
+import { ErrorCode, toRpcError, type WireError } from './errors.js';
+import { Params } from './params.js';
+
+export const MAX_BATCH = 1000;
+
+type Id = string | number | null;
+export interface Response {
+  jsonrpc: '2.0';
+  id: Id;
+  result?: unknown;
+  error?: WireError;
+}
+
+const fail = (id: Id, code: number, message: string): Response => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message },
+});
+
+function validId(v: unknown): v is Id {
+  return v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+export class Dispatcher {
+  constructor(
+    private readonly methods: Methods,
+    private readonly ctx: RpcContext,
+  ) {}
+
+  /** Handles a parsed body (object or batch). undefined = nothing to send (notifications only). */
+  async handle(body: unknown, conn?: Connection): Promise<Response | Response[] | undefined> {
+    if (Array.isArray(body)) {
+      if (body.length === 0) return fail(null, ErrorCode.InvalidRequest, 'empty batch');
+      if (body.length > MAX_BATCH)
+        return fail(
+          null,
+          ErrorCode.InvalidRequest,
+          `batch too large: ${body.length} requests, at most ${MAX_BATCH}`,
+        );
+      const out: Response[] = [];
+      for (const r of body) {
+        const res = await this.one(r, conn);
+        if (res) out.push(res);
+      }
+      return out.length ? out : undefined;
+    }
+    return this.one(body, conn);
+  }
+
+  private async one(req: unknown, conn?: Connection): Promise<Response | undefined> {
+    if (typeof req !== 'object' || req === null || Array.isArray(req))
+      return fail(null, ErrorCode.InvalidRequest, 'invalid request: expected an object');
+    const r = req as Record<string, unknown>;
+    const hasId = 'id' in r;
+    const id = validId(r.id) ? r.id : null;
+    if (hasId && !validId(r.id)) return fail(null, ErrorCode.InvalidRequest, 'invalid request: bad id');
+    if (r.jsonrpc !== '2.0')
+      return fail(id, ErrorCode.InvalidRequest, 'invalid request: jsonrpc must be "2.0"');
+    if (typeof r.method !== 'string')
+      return fail(id, ErrorCode.InvalidRequest, 'invalid request: method must be a string');
+    if (r.params !== undefined && r.params !== null && !Array.isArray(r.params))
+      return fail(id, ErrorCode.InvalidParams, 'invalid params: positional parameters (an array) expected');
+    const params = (r.params as unknown[] | undefined) ?? [];
+    const res = await this.call(r.method, params, id, conn);
+    return hasId ? res : undefined;
+  }
+
+  private async call(name: string, params: unknown[], id: Id, conn?: Connection): Promise<Response> {
+    const m = Object.hasOwn(this.methods, name) ? this.methods[name] : undefined;
+    if (!m)
+      return fail(
+        id,
+        ErrorCode.MethodNotFound,
+        `the method ${name.slice(0, 100)} does not exist/is not available`,
+      );
+    if (params.length > m.params.length)
+      return fail(id, ErrorCode.InvalidParams, `too many arguments, want at most ${m.params.length}`);
+    for (let i = 0; i < m.required; i++)
+      if (params[i] === undefined || params[i] === null)
+        return fail(id, ErrorCode.InvalidParams, `missing value for required argument ${i} (${m.params[i]})`);
+    try {
+      const result = await m.run(new Params(params, m.params), this.ctx, conn);
+      return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
+    } catch (e) {
+      return { jsonrpc: '2.0', id, error: toRpcError(e, this.ctx.log) };
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * JSON-RPC error codes, and the ONE place where domain errors become wire errors (toRpcError).
+ * Every code is listed in docs/errors.md.
+ */
+import { CallError } from '../execution/call.js';
+import { TxPoolError } from '../txpool/types.js';
+
+export const ErrorCode = {
+  /** Execution reverted (eth_call, eth_estimateGas); `data` carries the revert bytes. */
+  ExecutionReverted: 3,
+  /** Server error: a domain refusal (pool rules, header not found, execution failure). */
+  Server: -32000,
+  /** Body is not JSON. */
+  Parse: -32700,
+  /** Not a valid JSON-RPC 2.0 request object, an empty or oversized batch, an oversized body. */
+  InvalidRequest: -32600,
+  /** No such method (or namespace). */
+  MethodNotFound: -32601,
+  /** Bad parameters; the message names the parameter. */
+  InvalidParams: -32602,
+  /** A bug: the node failed while answering. */
+  Internal: -32603,
+} as const;
+
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidParams = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
+export const serverError = (message: string) => new RpcError(ErrorCode.Server, message);
+export const headerNotFound = () => serverError('header not found');
+
+export interface WireError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
+  if (e instanceof RpcError)
+    return e.data === undefined
+      ? { code: e.code, message: e.message }
+      : { code: e.code, message: e.message, data: e.data };
+  if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
+  if (e instanceof CallError) {
+    if (e.kind === 'revert')
+      return {
+        code: ErrorCode.ExecutionReverted,
+        message: e.message,
+        data: `0x${Buffer.from(e.data ?? new Uint8Array(0)).toString('hex')}`,
+      };
+    return { code: ErrorCode.Server, message: e.message };
+  }
+  log?.(e);
+  return { code: ErrorCode.Internal, message: `internal error: ${(e as Error)?.message ?? String(e)}` };
+}

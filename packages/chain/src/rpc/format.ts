@@ -1,0 +1,232 @@
+/**
+ * Blocks, transactions, receipts and logs in geth's JSON shapes (the conformance suite compares
+ * them field by field). The only place bytes and bigints become hex strings.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import { Capability, type TypedTransaction } from '@ethereumjs/tx';
+import { generateAddress } from '@ethereumjs/util';
+import { bigintToBytes, bytesToHex, quantity } from '../primitives/hex.js';
+import type { StoredLog, StoredReceipt } from '../storage/receiptCodec.js';
+
+type Json = Record<string, unknown>;
+const hex = bytesToHex;
+
+export interface TxPlace {
+  blockHash: Uint8Array | null;
+  blockNumber: bigint | null;
+  blockTimestamp: bigint | null;
+  index: number | null;
+  baseFee?: bigint;
+}
+
+const NO_PLACE: TxPlace = { blockHash: null, blockNumber: null, blockTimestamp: null, index: null };
+
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
+  if (!tx.supports(Capability.EIP1559FeeMarket)) return (tx as { gasPrice: bigint }).gasPrice;
+  const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  if (baseFee === undefined) return t.maxFeePerGas;
+  const tip =
+    t.maxFeePerGas - baseFee < t.maxPriorityFeePerGas ? t.maxFeePerGas - baseFee : t.maxPriorityFeePerGas;
+  return baseFee + tip;
+}
+
+function accessListJson(tx: TypedTransaction): Json[] {
+  const list = (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList ?? [];
+  return list.map(([a, keys]) => ({ address: hex(a), storageKeys: keys.map(hex) }));
+}
+
+export function formatTx(tx: TypedTransaction, from: Uint8Array, place: TxPlace = NO_PLACE): Json {
+  const t = tx as unknown as Record<string, any>;
+  const out: Json = {
+    blockHash: place.blockHash ? hex(place.blockHash) : null,
+    blockNumber: place.blockNumber === null ? null : quantity(place.blockNumber),
+    blockTimestamp: place.blockTimestamp === null ? null : quantity(place.blockTimestamp),
+    from: hex(from),
+    gas: quantity(tx.gasLimit),
+    gasPrice: '',
+    hash: hex(tx.hash()),
+    input: hex(tx.data),
+    nonce: quantity(tx.nonce),
+    to: tx.to ? hex(tx.to.bytes) : null,
+    transactionIndex: place.index === null ? null : quantity(place.index),
+    value: quantity(tx.value),
+    type: quantity(tx.type),
+  };
+  if (tx.type === 0) {
+    out.gasPrice = quantity(t.gasPrice);
+    const v = t.v as bigint;
+    if (v >= 35n) out.chainId = quantity((v - 35n) / 2n);
+    out.v = quantity(v);
+    out.r = quantity(t.r);
+    out.s = quantity(t.s);
+    return out;
+  }
+  if (tx.type === 1) out.gasPrice = quantity(t.gasPrice);
+  else {
+    out.gasPrice = quantity(
+      place.blockHash && place.baseFee !== undefined ? effectiveGasPrice(tx, place.baseFee) : t.maxFeePerGas,
+    );
+    out.maxFeePerGas = quantity(t.maxFeePerGas);
+    out.maxPriorityFeePerGas = quantity(t.maxPriorityFeePerGas);
+  }
+  if (tx.type === 3) out.maxFeePerBlobGas = quantity(t.maxFeePerBlobGas);
+  out.accessList = accessListJson(tx);
+  out.chainId = quantity(t.chainId);
+  if (tx.type === 3)
+    out.blobVersionedHashes = (t.blobVersionedHashes as string[]).map((h) => h.toLowerCase());
+  if (tx.type === 4)
+    out.authorizationList = (t.authorizationList as Uint8Array[][]).map(
+      ([chainId, address, nonce, yParity, r, s]) => ({
+        chainId: quantity(toBig(chainId)),
+        address: hex(address),
+        nonce: quantity(toBig(nonce)),
+        yParity: quantity(toBig(yParity)),
+        r: quantity(toBig(r)),
+        s: quantity(toBig(s)),
+      }),
+    );
+  out.v = quantity(t.v);
+  out.r = quantity(t.r);
+  out.s = quantity(t.s);
+  out.yParity = quantity(t.v);
+  return out;
+}
+
+function toBig(b: Uint8Array): bigint {
+  return b.length === 0 ? 0n : BigInt(hex(b));
+}
+
+export function formatHeader(h: BlockHeader, hash: Uint8Array | null, pending = false): Json {
+  const out: Json = {
+    number: pending ? null : quantity(h.number),
+    hash: hash ? hex(hash) : null,
+    parentHash: hex(h.parentHash),
+    nonce: hex(h.nonce),
+    mixHash: hex(h.mixHash),
+    sha3Uncles: hex(h.uncleHash),
+    logsBloom: hex(h.logsBloom),
+    stateRoot: hex(h.stateRoot),
+    miner: hex(h.coinbase.bytes),
+    difficulty: quantity(h.difficulty),
+    extraData: hex(h.extraData),
+    gasLimit: quantity(h.gasLimit),
+    gasUsed: quantity(h.gasUsed),
+    timestamp: quantity(h.timestamp),
+    transactionsRoot: hex(h.transactionsTrie),
+    receiptsRoot: hex(h.receiptTrie),
+  };
+  if (h.baseFeePerGas !== undefined) out.baseFeePerGas = quantity(h.baseFeePerGas);
+  if (h.withdrawalsRoot !== undefined) out.withdrawalsRoot = hex(h.withdrawalsRoot);
+  if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
+  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = hex(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) out.requestsHash = hex(h.requestsHash);
+  return out;
+}
+
+export function formatBlock(
+  block: Block,
+  full: boolean,
+  senders: Uint8Array[],
+  opts: { pending?: boolean; size?: number } = {},
+): Json {
+  const h = block.header;
+  const hash = opts.pending ? null : block.hash();
+  const out = formatHeader(h, hash, opts.pending);
+  out.size = quantity(opts.size ?? block.serialize().length);
+  out.uncles = [];
+  out.transactions = block.transactions.map((tx, i) =>
+    full
+      ? formatTx(tx, senders[i], {
+          blockHash: hash,
+          blockNumber: opts.pending ? h.number : h.number,
+          blockTimestamp: h.timestamp,
+          index: i,
+          baseFee: h.baseFeePerGas,
+        })
+      : hex(tx.hash()),
+  );
+  if (block.withdrawals !== undefined)
+    out.withdrawals = block.withdrawals.map((w) => ({
+      index: quantity(w.index),
+      validatorIndex: quantity(w.validatorIndex),
+      address: hex(w.address.bytes),
+      amount: quantity(w.amount),
+    }));
+  return out;
+}
+
+export interface LogPlace {
+  blockHash: Uint8Array | null;
+  blockNumber: bigint;
+  blockTimestamp: bigint;
+  txHash: Uint8Array;
+  txIndex: number;
+  logIndex: number;
+}
+
+export function formatLog(log: StoredLog, p: LogPlace, removed = false): Json {
+  return {
+    address: hex(log.address),
+    topics: log.topics.map(hex),
+    data: hex(log.data),
+    blockNumber: quantity(p.blockNumber),
+    transactionHash: hex(p.txHash),
+    transactionIndex: quantity(p.txIndex),
+    blockHash: p.blockHash ? hex(p.blockHash) : null,
+    blockTimestamp: quantity(p.blockTimestamp),
+    logIndex: quantity(p.logIndex),
+    removed,
+  };
+}
+
+/** All receipts of a block, with block-wide log indexes. */
+export function formatReceipts(
+  block: Block,
+  receipts: StoredReceipt[],
+  senders: Uint8Array[],
+  opts: { pending?: boolean; blobGasPrice?: bigint } = {},
+): Json[] {
+  const h = block.header;
+  const blockHash = opts.pending ? null : block.hash();
+  let logIndex = 0;
+  let prevCumulative = 0n;
+  return receipts.map((r, i) => {
+    const tx = block.transactions[i];
+    const txHash = tx.hash();
+    const gasUsed = r.cumulativeGasUsed - prevCumulative;
+    prevCumulative = r.cumulativeGasUsed;
+    const out: Json = {
+      blockHash: blockHash ? hex(blockHash) : null,
+      blockNumber: quantity(h.number),
+      contractAddress: tx.to ? null : hex(generateAddress(senders[i], bigintToBytes(tx.nonce))),
+      cumulativeGasUsed: quantity(r.cumulativeGasUsed),
+      effectiveGasPrice: quantity(effectiveGasPrice(tx, h.baseFeePerGas)),
+      from: hex(senders[i]),
+      gasUsed: quantity(gasUsed),
+      logs: r.logs.map((l) =>
+        formatLog(l, {
+          blockHash,
+          blockNumber: h.number,
+          blockTimestamp: h.timestamp,
+          txHash,
+          txIndex: i,
+          logIndex: logIndex++,
+        }),
+      ),
+      logsBloom: hex(r.bloom),
+      to: tx.to ? hex(tx.to.bytes) : null,
+      transactionHash: hex(txHash),
+      transactionIndex: quantity(i),
+      type: quantity(tx.type),
+    };
+    if (r.postState) out.root = hex(r.postState);
+    else out.status = quantity(r.status ?? 0);
+    if (tx.type === 3) {
+      const blobs = BigInt((tx as unknown as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length);
+      out.blobGasUsed = quantity(blobs * 131072n);
+      out.blobGasPrice = quantity(opts.blobGasPrice ?? 1n);
+    }
+    return out;
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * JSON-RPC over HTTP POST and WebSocket on one port. Bodies are capped at 5 MiB (HTTP 413 with
+ * a JSON-RPC error), WebSocket messages likewise; CORS is open so browser apps can call it.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Connection } from './context.js';
+import type { Dispatcher } from './dispatch.js';
+import { ErrorCode } from './errors.js';
+
+export const MAX_BODY = 5 * 1024 * 1024;
+
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+  'Access-Control-Max-Age': '86400',
+};
+
+function errorBody(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+export interface RpcServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startRpcServer(
+  dispatcher: Dispatcher,
+  host: string,
+  port: number,
+  extraUpgrade?: (path: string, ws: WebSocket) => boolean,
+): Promise<RpcServer> {
+  const send = (res: http.ServerResponse, status: number, body: string) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...CORS });
+    res.end(body);
+  };
+
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS);
+      res.end();
+      return;
+    }
+    if (req.method === 'GET')
+      return send(res, 200, JSON.stringify({ ok: true, jsonrpc: 'POST JSON-RPC 2.0 here' }));
+    if (req.method !== 'POST')
+      return send(res, 405, errorBody(ErrorCode.InvalidRequest, 'method not allowed: use POST'));
+    const type = req.headers['content-type'];
+    if (type && !/^application\/json|^application\/[a-z.+-]*json|^text\/plain/i.test(type))
+      return send(
+        res,
+        415,
+        errorBody(ErrorCode.InvalidRequest, `unsupported content type ${type.slice(0, 60)}`),
+      );
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY) {
+      send(
+        res,
+        413,
+        errorBody(ErrorCode.InvalidRequest, `request body too large: limit is ${MAX_BODY} bytes`),
+      );
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    req.on('data', (c: Buffer) => {
+      if (tooBig) return;
+      size += c.length;
+      if (size > MAX_BODY) {
+        tooBig = true;
+        send(
+          res,
+          413,
+          errorBody(ErrorCode.InvalidRequest, `request body too large: limit is ${MAX_BODY} bytes`),
+        );
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', async () => {
+      if (tooBig) return;
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(res, 200, errorBody(ErrorCode.Parse, 'parse error: the body is not valid JSON'));
+      }
+      try {
+        const out = await dispatcher.handle(body);
+        if (out === undefined) {
+          res.writeHead(204, CORS);
+          res.end();
+        } else send(res, 200, JSON.stringify(out));
+      } catch (e) {
+        send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
+      }
+    });
+    req.on('error', () => res.destroy());
+  });
+  server.keepAliveTimeout = 65_000;
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      const path = (req.url ?? '/').split('?')[0];
+      if (extraUpgrade?.(path, ws)) return;
+      serveSocket(dispatcher, ws);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const ws of sockets) ws.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function serveSocket(dispatcher: Dispatcher, ws: WebSocket): void {
+  const closers: (() => void)[] = [];
+  const conn: Connection = {
+    send: (m) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    },
+    onClose: (fn) => closers.push(fn),
+    subscriptions: new Map(),
+  };
+  ws.on('message', async (data, isBinary) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+    } catch {
+      ws.send(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
+      return;
+    }
+    const out = await dispatcher.handle(body, conn);
+    if (out !== undefined) conn.send(out);
+  });
+  ws.on('close', () => {
+    for (const off of conn.subscriptions.values()) off();
+    conn.subscriptions.clear();
+    for (const fn of closers) fn();
+  });
+  ws.on('error', () => ws.terminate());
+}

@@ -1,0 +1,51 @@
+/**
+ * eth_subscribe / eth_unsubscribe over WebSocket: newHeads and logs fire on seals,
+ * newPendingTransactions when the pool accepts a transaction.
+ */
+import { randomBytes } from 'node:crypto';
+import { hexToBytes } from '../primitives/hex.js';
+import { method, type Connection, type Methods } from './context.js';
+import { invalidParams, serverError } from './errors.js';
+import { formatHeader, formatTx } from './format.js';
+import { blockLogs, parseFilter } from './logs.js';
+
+function notify(conn: Connection, subscription: string, result: unknown): void {
+  conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription, result } });
+}
+
+export const subscriptionMethods: Methods = {
+  eth_subscribe: method(['subscriptionType', 'options'], 1, async (p, c, conn) => {
+    if (!conn) throw serverError('notifications not supported');
+    const kind = p.string(0);
+    const id = `0x${randomBytes(16).toString('hex')}`;
+    let off: () => void;
+    if (kind === 'newHeads') {
+      off = c.producer.onSealed((block) => notify(conn, id, formatHeader(block.header, block.hash())));
+    } else if (kind === 'logs') {
+      const filter = parseFilter(p.has(1) ? p.raw(1) : {}, 1);
+      off = c.producer.onSealed((block, txs) => {
+        for (const l of blockLogs(
+          block,
+          txs.map((t) => t.receipt),
+          filter,
+        ))
+          notify(conn, id, l);
+      });
+    } else if (kind === 'newPendingTransactions') {
+      const full = p.has(1) && p.raw(1) === true;
+      off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));
+    } else
+      throw invalidParams(`invalid argument 0 (subscriptionType): no "${kind.slice(0, 40)}" subscription`);
+    conn.subscriptions.set(id, off);
+    return id;
+  }),
+  eth_unsubscribe: method(['subscriptionId'], 1, (p, _c, conn) => {
+    if (!conn) throw serverError('notifications not supported');
+    const id = p.string(0);
+    const off = conn.subscriptions.get(id);
+    if (!off) return false;
+    off();
+    conn.subscriptions.delete(id);
+    return true;
+  }),
+};
