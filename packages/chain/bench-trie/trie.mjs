@@ -6,6 +6,7 @@
 // Both tries start from the same committed 20,000-account state; each run applies the same
 // 2,000 changes (1,800 existing accounts rewritten, 200 new) to a fresh view of it.
 import { createMPT } from '@ethereumjs/mpt';
+import { availableParallelism, loadavg } from 'node:os';
 import { RLP } from '@ethereumjs/rlp';
 import { initKeccak, keccak256 } from '../dist/crypto/keccak.js';
 import { MemoryNodeStore, MerkleTrie } from '../dist/trie/index.js';
@@ -48,6 +49,7 @@ const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 async function time(fn) {
   const out = [];
   let result;
+  for (let i = 0; i < 2; i++) await fn(); // warm-up: let the JIT settle
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
     result = await fn();
@@ -124,3 +126,4 @@ console.log(
     ` (cold: ${(mptNoble.ms / cold.ms).toFixed(1)}x / ${(mptWasm.ms / cold.ms).toFixed(1)}x)`,
 );
 console.log(`  build of the ${ACCOUNTS}-account trie: wharf ${f(buildMs)}, mpt+wasm ${f(refBuildMs)}`);
+console.log(`  load average during the run: ${loadavg()[0].toFixed(1)} (on ${availableParallelism()} cores)`);
