@@ -205,6 +205,52 @@ describe('transaction types', () => {
     expect(pool.get(ptx.hash.toUpperCase().replace('0X', '0x') as Hex)).toBe(ptx);
   });
 
+  test('the recovered sender matches @ethereumjs/tx for every accepted type', async () => {
+    const open = makePool({ allowUnprotected: true });
+    const auth = await bob.signAuthorization({ contractAddress: RECIPIENT, chainId: CHAIN_ID, nonce: 0 });
+    const raws = [
+      await legacy(alice, { chainId: CHAIN_ID, nonce: 0 }),
+      await legacy(alice, { chainId: undefined, nonce: 1 }),
+      hexToBytes(
+        await alice.signTransaction({
+          type: 'eip2930',
+          chainId: CHAIN_ID,
+          nonce: 2,
+          gas: 30_000n,
+          gasPrice: 10n * GWEI,
+          to: RECIPIENT,
+          accessList: [{ address: RECIPIENT, storageKeys: [toHex(1n, { size: 32 })] }],
+        }),
+      ),
+      await eip1559(alice, { nonce: 3, data: '0x00aa', gas: 30_000n }),
+      hexToBytes(
+        await alice.signTransaction({
+          type: 'eip7702',
+          chainId: CHAIN_ID,
+          nonce: 4,
+          gas: 60_000n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+          to: RECIPIENT,
+          authorizationList: [auth],
+        }),
+      ),
+    ];
+    for (const raw of raws) {
+      const ptx = await open.add(raw);
+      expect(ptx.sender).toBe(alice.address.toLowerCase());
+      expect(ptx.tx.getSenderAddress().toString()).toBe(ptx.sender);
+      expect(toHex(ptx.tx.hash())).toBe(ptx.hash);
+    }
+    expect(open.status()).toEqual({ pending: 5, queued: 0 });
+  });
+
+  test('a legacy v that is neither 27/28 nor EIP-155 is an invalid sender', async () => {
+    const body = [BIG(0n), BIG(GWEI), BIG(21_000n), hexToBytes(RECIPIENT), BIG(0n), new Uint8Array()];
+    const raw = RLP.encode([...body, BIG(30n), BIG(1n), BIG(1n)]);
+    expect((await refusal(pool.add(raw))).message).toBe('invalid sender: invalid transaction v, r, s values');
+  });
+
   test('legacy: gas price is both fee cap and tip', async () => {
     const ptx = await pool.add(await legacy(alice, { chainId: CHAIN_ID, gasPrice: 5n * GWEI }));
     expect(ptx.maxFeePerGas).toBe(5n * GWEI);

@@ -1,22 +1,19 @@
 /**
- * Raw transaction decoding: the pool's own RLP walk gives every field the validation needs (in
- * geth's order, before any expensive step); @ethereumjs/tx builds the transaction object and
- * recovers the sender (through `common.customCrypto.ecrecover`, native in the node).
+ * Raw transaction decoding and sender recovery. The pool's own RLP walk gives every field the
+ * validation needs and checks what @ethereumjs/tx would refuse (canonical integers, field
+ * lengths, authorization tuples, EIP-2 signature values), so that the @ethereumjs/tx object can
+ * be built lazily, when the builder first reads it: building one copies the Common and costs
+ * more than the native signature recovery itself. Recovery uses the same functions @ethereumjs
+ * would (`common.customCrypto.ecrecover` / `keccak256`, native secp256k1 in the node).
  *
  * Accepted: legacy (0x00, EIP-155 or unprotected), EIP-2930 (0x01), EIP-1559 (0x02),
  * EIP-7702 (0x04). Refused: blob (0x03), deposit (0x7e) and every other type byte.
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import {
-  createAccessList2930TxFromBytesArray,
-  create1559FeeMarketTxFromBytesArray,
-  createEOACode7702TxFromBytesArray,
-  createLegacyTxFromBytesArray,
-  type TypedTransaction,
-} from '@ethereumjs/tx';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { poolError } from './errors.js';
-import type { Hex, TxPoolError } from './types.js';
+import type { Hex } from './types.js';
 
 type Values = Array<Uint8Array | Values>;
 
@@ -25,7 +22,10 @@ export interface DecodedTransaction {
   /** 0 legacy, 1 EIP-2930, 2 EIP-1559, 4 EIP-7702. */
   type: 0 | 1 | 2 | 4;
   raw: Uint8Array;
-  /** The transaction's chain id; undefined for an unprotected (pre-EIP-155) legacy transaction. */
+  /**
+   * The transaction's chain id; undefined for an unprotected (pre-EIP-155) legacy transaction;
+   * -1 for a legacy `v` that is neither 27/28 nor EIP-155 (refused at the sender step).
+   */
   chainId: bigint | undefined;
   nonce: bigint;
   gasLimit: bigint;
@@ -38,9 +38,11 @@ export interface DecodedTransaction {
   accessListAddresses: number;
   accessListStorageKeys: number;
   authorizations: number;
-  /** A signature problem found while decoding (legacy `v` that is neither 27/28 nor EIP-155). */
-  signatureError: string | undefined;
-  /** The decoded RLP list (without the type byte), for @ethereumjs/tx's bytes-array constructors. */
+  /** Legacy: v; typed: the y parity. */
+  v: bigint;
+  r: bigint;
+  s: bigint;
+  /** The decoded RLP list (without the type byte). */
   values: Values;
 }
 
@@ -79,35 +81,25 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
   const f = new FieldReader(decoded, name);
 
   if (type === 0) {
-    const nonce = f.uint(0, 8, 'Nonce');
     const gasPrice = f.uint(1, 32, 'GasPrice');
-    const gasLimit = f.uint(2, 8, 'Gas');
-    const to = f.to(3, true);
-    const value = f.uint(4, 32, 'Value');
-    const data = f.bytes(5, 'Data');
     const v = f.uint(6, 32, 'V');
-    f.uint(7, 32, 'R');
-    f.uint(8, 32, 'S');
-    let chainId: bigint | undefined;
-    let signatureError: string | undefined;
-    if (v === 27n || v === 28n) chainId = undefined;
-    else if (v >= 35n) chainId = (v - 35n) / 2n;
-    else signatureError = 'invalid transaction v, r, s values';
     return {
       type,
       raw,
-      chainId,
-      nonce,
-      gasLimit,
+      chainId: v === 27n || v === 28n ? undefined : v >= 35n ? (v - 35n) / 2n : -1n,
+      nonce: f.uint(0, 8, 'Nonce'),
+      gasLimit: f.uint(2, 8, 'Gas'),
       maxFeePerGas: gasPrice,
       maxPriorityFeePerGas: gasPrice,
-      value,
-      to,
-      data,
+      to: f.to(3, true),
+      value: f.uint(4, 32, 'Value'),
+      data: f.bytes(5, 'Data'),
       accessListAddresses: 0,
       accessListStorageKeys: 0,
       authorizations: 0,
-      signatureError,
+      v,
+      r: f.uint(7, 32, 'R'),
+      s: f.uint(8, 32, 'S'),
       values: decoded,
     };
   }
@@ -128,15 +120,7 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
   const value = f.uint(i++, 32, 'Value');
   const data = f.bytes(i++, 'Data');
   const [accessListAddresses, accessListStorageKeys] = f.accessList(i++);
-  let authorizations = 0;
-  if (type === 4) {
-    const list = decoded[i++];
-    if (!Array.isArray(list)) throw poolError('rlp', `expected input list for types.${name}.AuthList`);
-    authorizations = list.length;
-  }
-  f.uint(i++, 1, 'V');
-  f.uint(i++, 32, 'R');
-  f.uint(i, 32, 'S');
+  const authorizations = type === 4 ? f.authorizationList(i++) : 0;
   return {
     type,
     raw,
@@ -151,7 +135,9 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
     accessListAddresses,
     accessListStorageKeys,
     authorizations,
-    signatureError: undefined,
+    v: f.uint(i++, 32, 'V'),
+    r: f.uint(i++, 32, 'R'),
+    s: f.uint(i, 32, 'S'),
     values: decoded,
   };
 }
@@ -201,12 +187,43 @@ class FieldReader {
     if (!Array.isArray(list)) throw poolError('rlp', `expected input list for types.${this.name}.AccessList`);
     let keys = 0;
     for (const item of list) {
-      if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) {
-        throw poolError('rlp', `invalid access list entry in types.${this.name}.AccessList`);
+      if (
+        !Array.isArray(item) ||
+        item.length !== 2 ||
+        Array.isArray(item[0]) ||
+        item[0].length !== 20 ||
+        !Array.isArray(item[1])
+      ) {
+        throw poolError('rlp', `invalid access tuple in types.${this.name}.AccessList`);
+      }
+      for (const key of item[1]) {
+        if (Array.isArray(key) || key.length !== 32) {
+          throw poolError('rlp', `invalid storage key in types.${this.name}.AccessList`);
+        }
       }
       keys += item[1].length;
     }
     return [list.length, keys];
+  }
+
+  /** EIP-7702 tuples [chainId, address, nonce, yParity, r, s]; returns how many. */
+  authorizationList(i: number): number {
+    const list = this.values[i];
+    if (!Array.isArray(list)) throw poolError('rlp', `expected input list for types.${this.name}.AuthList`);
+    for (const item of list) {
+      if (!Array.isArray(item) || item.length !== 6) {
+        throw poolError('rlp', `invalid authorization tuple in types.${this.name}.AuthList`);
+      }
+      const tuple = new FieldReader(item, `${this.name}.AuthList`);
+      tuple.uint(0, 32, 'ChainID');
+      const address = tuple.bytes(1, 'Address');
+      if (address.length !== 20) throw poolError('rlp', `invalid address in types.${this.name}.AuthList`);
+      tuple.uint(2, 8, 'Nonce');
+      tuple.uint(3, 1, 'V');
+      tuple.uint(4, 32, 'R');
+      tuple.uint(5, 32, 'S');
+    }
+    return list.length;
   }
 }
 
@@ -229,56 +246,68 @@ export function bytesToHex(b: Uint8Array): Hex {
   return s as Hex;
 }
 
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const SECP256K1_HALF_N = SECP256K1_N / 2n;
+const EMPTY = new Uint8Array();
+
+export interface RecoveryCrypto {
+  keccak256(data: Uint8Array): Uint8Array;
+  /** @ethereumjs's customCrypto.ecrecover shape: the 64-byte public key. */
+  ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array;
+}
+
 /**
- * Builds the @ethereumjs/tx object and recovers the sender (0x-lowercase). Throws TxPoolError
- * `invalid chain id for signer` or `invalid sender` (geth's Sender step).
+ * geth's Sender step: chain id, signature values (EIP-2 low s), then recovery over the signing
+ * hash. Returns the sender, 0x-lowercase. Throws TxPoolError `invalid chain id for signer` or
+ * `invalid sender: ...`.
  */
-export function recoverTransaction(
-  decoded: DecodedTransaction,
-  common: Common,
-): { tx: TypedTransaction; sender: Hex } {
-  const want = common.chainId();
-  if (decoded.signatureError !== undefined) throw poolError('invalidSender', decoded.signatureError);
-  if (decoded.chainId !== undefined && decoded.chainId !== want) {
-    throw poolError('invalidChainId', `have ${decoded.chainId} want ${want}`);
+export function recoverSender(decoded: DecodedTransaction, chainId: bigint, crypto: RecoveryCrypto): Hex {
+  const { type, v, r, s } = decoded;
+  if (decoded.chainId !== undefined && decoded.chainId !== chainId) {
+    if (decoded.chainId < 0n) throw poolError('invalidSender', 'invalid transaction v, r, s values');
+    throw poolError('invalidChainId', `have ${decoded.chainId} want ${chainId}`);
   }
-  let tx: TypedTransaction;
-  try {
-    tx = buildTransaction(decoded, common);
-  } catch (err) {
-    throw constructionError(err);
+  const parity = type !== 0 ? v : decoded.chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
+  if ((parity !== 0n && parity !== 1n) || r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_HALF_N) {
+    throw poolError('invalidSender', 'invalid transaction v, r, s values');
   }
-  try {
-    return { tx, sender: tx.getSenderAddress().toString() as Hex };
-  } catch (err) {
-    throw poolError('invalidSender', cleanMessage(err));
-  }
-}
-
-function buildTransaction(decoded: DecodedTransaction, common: Common): TypedTransaction {
-  const opts = { common };
   const values = decoded.values as Uint8Array[];
-  switch (decoded.type) {
-    case 0:
-      return createLegacyTxFromBytesArray(values, opts);
-    case 1:
-      return createAccessList2930TxFromBytesArray(values as never, opts);
-    case 2:
-      return create1559FeeMarketTxFromBytesArray(values as never, opts);
-    case 4:
-      return createEOACode7702TxFromBytesArray(values as never, opts);
+  const n = values.length;
+  let unsigned: Uint8Array;
+  if (type === 0) {
+    const fields = values.slice(0, 6);
+    if (decoded.chainId !== undefined) fields.push(chainIdBytes(chainId), EMPTY, EMPTY);
+    unsigned = RLP.encode(fields);
+  } else {
+    const body = RLP.encode(values.slice(0, n - 3));
+    unsigned = new Uint8Array(body.length + 1);
+    unsigned[0] = type;
+    unsigned.set(body, 1);
   }
+  let publicKey: Uint8Array;
+  try {
+    publicKey = crypto.ecrecover(crypto.keccak256(unsigned), parity, values[n - 2], values[n - 1]);
+  } catch (err) {
+    throw poolError('invalidSender', err instanceof Error ? err.message : String(err));
+  }
+  if (publicKey.length === 65) publicKey = publicKey.subarray(1);
+  return bytesToHex(crypto.keccak256(publicKey).subarray(12));
 }
 
-function constructionError(err: unknown): TxPoolError {
-  const message = cleanMessage(err);
-  if (/signature|s-value|parity|v value|EIP155/i.test(message)) return poolError('invalidSender', message);
-  return poolError('rlp', message);
+let cachedChainId: { id: bigint; bytes: Uint8Array } | undefined;
+
+/** The chain id as minimal big-endian bytes (EIP-155 signing payload). */
+function chainIdBytes(id: bigint): Uint8Array {
+  if (cachedChainId?.id !== id) {
+    let hex = id.toString(16);
+    if (hex.length % 2 === 1) hex = `0${hex}`;
+    const bytes = id === 0n ? EMPTY : Uint8Array.from(Buffer.from(hex, 'hex'));
+    cachedChainId = { id, bytes };
+  }
+  return cachedChainId.bytes;
 }
 
-/** The @ethereumjs message without its "(tx type=... hash=...)" context suffix. */
-function cleanMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const cut = message.indexOf(' (tx type=');
-  return cut >= 0 ? message.slice(0, cut) : message;
+/** The @ethereumjs/tx object for an accepted raw transaction (validated by the pool already). */
+export function buildTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+  return createTxFromRLP(raw, { common }) as TypedTransaction;
 }

@@ -12,8 +12,11 @@
  * All mutation happens synchronously after the last await of an operation, so concurrent
  * add() calls interleave only at their state reads.
  */
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, decodeRawTransaction } from './decode.js';
+import { buildTransaction, bytesToHex, decodeRawTransaction, type RecoveryCrypto } from './decode.js';
 import { poolError } from './errors.js';
 import { type HeapItem, IndexedHeap } from './heap.js';
 import { isReplacementPriced, type Prices } from './replacement.js';
@@ -76,6 +79,38 @@ export function createTxPool(config: TxPoolConfig): TxPool {
   return new LegacyPool(config);
 }
 
+/**
+ * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
+ * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
+ * ordering) never need it. Its fields were validated on admission, so building cannot fail.
+ */
+class PooledTransaction implements PoolTransaction {
+  readonly nonce: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  readonly gasLimit: bigint;
+  #tx: TypedTransaction | undefined;
+
+  constructor(
+    readonly hash: Hex,
+    readonly raw: Uint8Array,
+    readonly sender: Hex,
+    decoded: { nonce: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; gasLimit: bigint },
+    readonly receivedAt: number,
+    private readonly common: Common,
+  ) {
+    this.nonce = decoded.nonce;
+    this.maxFeePerGas = decoded.maxFeePerGas;
+    this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
+    this.gasLimit = decoded.gasLimit;
+  }
+
+  get tx(): TypedTransaction {
+    this.#tx ??= buildTransaction(this.raw, this.common);
+    return this.#tx;
+  }
+}
+
 function effectiveTip(p: Prices, baseFee: bigint): bigint {
   const headroom = p.maxFeePerGas - baseFee;
   return p.maxPriorityFeePerGas < headroom ? p.maxPriorityFeePerGas : headroom;
@@ -97,7 +132,9 @@ class LegacyPool implements TxPool {
   private readonly settings: Settings;
   private readonly state: PoolStateReader;
   private readonly now: () => number;
-  private readonly keccak: (data: Uint8Array) => Uint8Array;
+  private readonly crypto: RecoveryCrypto;
+  private readonly chainId: bigint;
+  private readonly floorDataGas: boolean;
   private readonly maxSlots: number;
 
   private readonly byHash = new Map<Hex, Entry>();
@@ -125,7 +162,10 @@ class LegacyPool implements TxPool {
     this.maxSlots = this.settings.globalSlots + this.settings.globalQueue;
     this.state = config.state;
     this.now = config.now ?? Date.now;
-    this.keccak = config.common.customCrypto?.keccak256 ?? keccak_256;
+    const custom = config.common.customCrypto ?? {};
+    this.crypto = { keccak256: custom.keccak256 ?? keccak_256, ecrecover: custom.ecrecover ?? ecrecover };
+    this.chainId = config.common.chainId();
+    this.floorDataGas = config.common.isActivatedEIP(7623);
     this.heapBaseFee = config.baseFee();
     const cheaper = (a: Entry, b: Entry): boolean => this.evictsBefore(a, b);
     this.pendingHeap = new IndexedHeap(cheaper);
@@ -135,10 +175,12 @@ class LegacyPool implements TxPool {
   async add(raw: Uint8Array): Promise<PoolTransaction> {
     const decoded = decodeRawTransaction(raw);
     validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
-    const hash = bytesToHex(this.keccak(raw));
+    const hash = bytesToHex(this.crypto.keccak256(raw));
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
-    const { tx, sender } = validateStateless(decoded, {
-      common: this.config.common,
+    const sender = validateStateless(decoded, {
+      chainId: this.chainId,
+      crypto: this.crypto,
+      floorDataGas: this.floorDataGas,
       blockGasLimit: this.config.blockGasLimit(),
       baseFee: this.config.baseFee(),
       minTip: this.settings.priceLimit,
@@ -166,17 +208,7 @@ class LegacyPool implements TxPool {
       replacedCost: replacedPending?.cost,
     });
 
-    const ptx: PoolTransaction = {
-      hash,
-      raw,
-      tx,
-      sender,
-      nonce: decoded.nonce,
-      maxFeePerGas: decoded.maxFeePerGas,
-      maxPriorityFeePerGas: decoded.maxPriorityFeePerGas,
-      gasLimit: decoded.gasLimit,
-      receivedAt: this.now(),
-    };
+    const ptx = new PooledTransaction(hash, raw, sender, decoded, this.now(), this.config.common);
     const entry: Entry = {
       ptx,
       cost,

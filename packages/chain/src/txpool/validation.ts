@@ -7,9 +7,7 @@
  *                -> base fee                                                      (validateStateless)
  *   with state   nonce too low -> funds for this tx -> funds with the pending ones (validateWithState)
  */
-import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { type DecodedTransaction, recoverTransaction } from './decode.js';
+import { type DecodedTransaction, type RecoveryCrypto, recoverSender } from './decode.js';
 import { poolError } from './errors.js';
 import { checkTxFee } from './feeCap.js';
 import { floorDataGas, intrinsicGas, MAX_INITCODE_SIZE } from './intrinsicGas.js';
@@ -33,17 +31,17 @@ export function validateSubmission(
 }
 
 export interface StatelessRules {
-  common: Common;
+  chainId: bigint;
+  crypto: RecoveryCrypto;
+  /** EIP-7623 (Prague) is active: the calldata floor applies. */
+  floorDataGas: boolean;
   blockGasLimit: bigint;
   baseFee: bigint;
   minTip: bigint;
 }
 
-/** Consensus and pool checks that need no account state; recovers the sender. */
-export function validateStateless(
-  decoded: DecodedTransaction,
-  rules: StatelessRules,
-): { tx: TypedTransaction; sender: Hex } {
+/** Consensus and pool checks that need no account state; recovers the sender (0x-lowercase). */
+export function validateStateless(decoded: DecodedTransaction, rules: StatelessRules): Hex {
   const size = decoded.raw.length;
   if (size > TX_MAX_SIZE) {
     throw poolError('oversizedData', `transaction size ${size}, limit ${TX_MAX_SIZE}`);
@@ -59,7 +57,7 @@ export function validateStateless(
     );
   }
   if (decoded.type === 4 && decoded.authorizations === 0) throw poolError('emptyAuthList');
-  const recovered = recoverTransaction(decoded, rules.common);
+  const sender = recoverSender(decoded, rules.chainId, rules.crypto);
   const intrinsic = intrinsicGas({
     data: decoded.data,
     isCreate: decoded.to === undefined,
@@ -70,7 +68,7 @@ export function validateStateless(
   if (decoded.gasLimit < intrinsic) {
     throw poolError('intrinsicGas', `gas ${decoded.gasLimit}, minimum needed ${intrinsic}`);
   }
-  if (rules.common.isActivatedEIP(7623)) {
+  if (rules.floorDataGas) {
     const floor = floorDataGas(decoded.data);
     if (decoded.gasLimit < floor) {
       throw poolError('floorDataGas', `gas ${decoded.gasLimit}, minimum needed ${floor}`);
@@ -85,10 +83,10 @@ export function validateStateless(
   if (decoded.maxFeePerGas < rules.baseFee) {
     throw poolError(
       'feeCapTooLow',
-      `address ${recovered.sender}, maxFeePerGas: ${decoded.maxFeePerGas}, baseFee: ${rules.baseFee}`,
+      `address ${sender}, maxFeePerGas: ${decoded.maxFeePerGas}, baseFee: ${rules.baseFee}`,
     );
   }
-  return recovered;
+  return sender;
 }
 
 /** gasLimit * maxFeePerGas + value: what the sender must hold (geth's tx.Cost()). */
