@@ -2,8 +2,8 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type ChainNode, startChainNode } from '@wharf/chain';
-import { type PlatformServer, startPlatformServer } from '@wharf/notifications';
+import type { ChainNode } from '@wharf/chain';
+import type { PlatformServer } from '@wharf/notifications';
 import type { Logger } from 'pino';
 import { redactUrl } from './flags.js';
 
@@ -46,6 +46,9 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     },
     'starting chain node',
   );
+  // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
+  // and `wharf --help` should not pay.
+  const { startChainNode } = await import('@wharf/chain');
   const node = await startChainNode({
     host: flags.host,
     port: flags.port,
@@ -91,6 +94,7 @@ export async function startPlatform(
     },
     'starting platform server',
   );
+  const { startPlatformServer } = await import('@wharf/notifications');
   const server = await startPlatformServer({
     host: flags.host,
     port: flags.port,

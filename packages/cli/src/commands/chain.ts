@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { exportChain, importChain } from '@wharf/chain';
 import type { Command } from 'commander';
 import { type ChainFlags, startChain } from '../compose.js';
 import { createLogger } from '../logger.js';
@@ -34,6 +33,7 @@ export function registerChainCommands(program: Command): void {
     .requiredOption('--chain <file>', 'RLP-concatenated blocks (geth export format)');
   addDataDirOption(imp);
   imp.action(async (opts: { genesis: string; chain: string; dataDir: string }) => {
+    const { importChain } = await import('@wharf/chain');
     const bar = progressBar('importing');
     const result = await importChain({
       dataDir: path.resolve(opts.dataDir),
@@ -51,6 +51,7 @@ export function registerChainCommands(program: Command): void {
     .requiredOption('--out <file>', 'output file');
   addDataDirOption(exp);
   exp.action(async (opts: { out: string; dataDir: string }) => {
+    const { exportChain } = await import('@wharf/chain');
     const result = await exportChain({
       dataDir: path.resolve(opts.dataDir),
       outPath: path.resolve(opts.out),
