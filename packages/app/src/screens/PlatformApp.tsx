@@ -1,0 +1,170 @@
+/**
+ * The platform app at `/`: sign-in, then a shell with four tabs (Apps, Discover, Inbox, Wallet)
+ * and the mini-app frame. A 401 from any call signs the person out.
+ */
+import { createContext, useCallback, useContext, useMemo } from 'react';
+import { type ClientApi, createClientApi } from '../api/clientApi.js';
+import { type Session, setSession, useSession } from '../auth/session.js';
+import { Address } from '../components/Address.js';
+import { Icon, type IconName } from '../components/Icon.js';
+import { Link } from '../components/Link.js';
+import { InboxProvider, useInbox } from '../inbox/InboxContext.js';
+import type { Route } from '../router/routes.js';
+import { closeWallet } from '../wallet/walletHost.js';
+import { AppsScreen } from './AppsScreen.js';
+import { DiscoverScreen } from './DiscoverScreen.js';
+import { InboxScreen } from './InboxScreen.js';
+import { MiniAppScreen } from './MiniAppScreen.js';
+import { NotFoundScreen } from './NotFoundScreen.js';
+import { SignInScreen } from './SignInScreen.js';
+import { WalletScreen } from './WalletScreen.js';
+
+type WalletSession = Extract<Session, { kind: 'wallet' }>;
+
+interface Platform {
+  session: WalletSession;
+  api: ClientApi;
+}
+
+const PlatformContext = createContext<Platform | undefined>(undefined);
+
+export function usePlatform(): Platform {
+  const value = useContext(PlatformContext);
+  if (!value) throw new Error('usePlatform outside PlatformApp');
+  return value;
+}
+
+export function signOutPlatform(): void {
+  closeWallet();
+  setSession('client', null);
+}
+
+export function PlatformApp({ route }: { route: Route }) {
+  const session = useSession('client');
+  if (session?.kind !== 'wallet')
+    return (
+      <main className="page page-narrow">
+        <SignInScreen
+          realm="client"
+          title="Sign in to wharf"
+          subtitle="Your wallet, your pinned apps and their notifications, on your own machine."
+        />
+      </main>
+    );
+  return <SignedIn session={session} route={route} />;
+}
+
+function SignedIn({ session, route }: { session: WalletSession; route: Route }) {
+  const api = useMemo(() => createClientApi(session.token), [session.token]);
+  const platform = useMemo(() => ({ session, api }), [session, api]);
+  const onUnauthorized = useCallback(() => signOutPlatform(), []);
+  return (
+    <PlatformContext.Provider value={platform}>
+      <InboxProvider api={api} token={session.token} onUnauthorized={onUnauthorized}>
+        <div className="shell">
+          <Header session={session} route={route} />
+          <Screen route={route} />
+          <TabBar route={route} />
+        </div>
+      </InboxProvider>
+    </PlatformContext.Provider>
+  );
+}
+
+const tabs: {
+  screen: 'apps' | 'discover' | 'inbox' | 'wallet';
+  href: string;
+  label: string;
+  icon: IconName;
+}[] = [
+  { screen: 'apps', href: '/', label: 'My apps', icon: 'apps' },
+  { screen: 'discover', href: '/discover', label: 'Discover', icon: 'compass' },
+  { screen: 'inbox', href: '/inbox', label: 'Inbox', icon: 'bell' },
+  { screen: 'wallet', href: '/wallet', label: 'Wallet', icon: 'wallet' },
+];
+
+function UnreadBadge() {
+  const { unread, unreadMore } = useInbox();
+  if (unread === 0) return null;
+  return (
+    <span className="count-badge" data-testid="unread-badge">
+      {unreadMore || unread > 99 ? '99+' : unread}
+      <span className="visually-hidden"> unread</span>
+    </span>
+  );
+}
+
+function NavLinks({ route }: { route: Route }) {
+  return (
+    <>
+      {tabs.map((tab) => (
+        <Link
+          key={tab.screen}
+          href={tab.href}
+          className={route.screen === tab.screen ? 'navlink active' : 'navlink'}
+          aria-current={route.screen === tab.screen ? 'page' : undefined}
+        >
+          <Icon name={tab.icon} size={18} />
+          <span>{tab.label}</span>
+          {tab.screen === 'inbox' ? <UnreadBadge /> : null}
+        </Link>
+      ))}
+    </>
+  );
+}
+
+function Header({ session, route }: { session: WalletSession; route: Route }) {
+  return (
+    <header className="topbar">
+      <div className="topbar-inner">
+        <Link href="/" className="brand">
+          <span className="brand-mark">
+            <Icon name="bolt" size={16} />
+          </span>
+          wharf
+        </Link>
+        <nav className="topnav" aria-label="Main">
+          <NavLinks route={route} />
+        </nav>
+        <div className="topbar-spacer" />
+        <span className="account-chip" title={session.address}>
+          <span className="dot live" />
+          <Address address={session.address} />
+        </span>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={signOutPlatform}
+          aria-label="Sign out"
+        >
+          <Icon name="logout" size={16} />
+        </button>
+      </div>
+    </header>
+  );
+}
+
+function TabBar({ route }: { route: Route }) {
+  return (
+    <nav className="tabbar" aria-label="Tabs">
+      <NavLinks route={route} />
+    </nav>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'apps':
+      return <AppsScreen />;
+    case 'discover':
+      return <DiscoverScreen />;
+    case 'inbox':
+      return <InboxScreen />;
+    case 'wallet':
+      return <WalletScreen />;
+    case 'open':
+      return <MiniAppScreen url={route.url} />;
+    default:
+      return <NotFoundScreen home="/" />;
+  }
+}
