@@ -11,7 +11,7 @@ import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
 import type { RpcContext } from './rpc/context.js';
-import { debugMethods } from './rpc/debug.js';
+import { debugMethods, traceMethods } from './rpc/debug.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
 import { FilterManager } from './rpc/filterManager.js';
@@ -94,6 +94,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...subscriptionMethods,
       ...txpoolMethods,
       ...debugMethods,
+      ...traceMethods,
     },
     rpc,
   );

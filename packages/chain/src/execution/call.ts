@@ -16,6 +16,15 @@ import { createVm } from './vmFactory.js';
 
 /** geth's --rpc.gascap. */
 export const RPC_GAS_CAP = 50_000_000n;
+/** EIP-7825 (Osaka): no transaction may use more gas than this. */
+export const MAX_TX_GAS = 16_777_216n;
+
+/** The gas a call gets when it names none: the RPC cap, or EIP-7825's limit where active. */
+export function gasCap(ctx: ChainContext, at: CallBlock): bigint {
+  const c = ctx.spec.common.copy();
+  c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp });
+  return c.isActivatedEIP(7825) ? MAX_TX_GAS : RPC_GAS_CAP;
+}
 
 export interface CallArgs {
   from?: Uint8Array;
@@ -163,7 +172,8 @@ export async function runCall(
   opts: { accessList?: boolean } = {},
 ): Promise<CallOutcome> {
   const block = callBlock(ctx, at, args);
-  const overlay = new JournaledState(state);
+  // A pre-Byzantium receipt's state root is never looked at here.
+  const overlay = new JournaledState(state, async () => new Uint8Array(32));
   const vm = await createVm(ctx.spec.common, overlay, ctx.blocks, at);
   const nonce = args.nonce ?? (await overlay.readAccount(args.from ?? ZERO_ADDRESS))?.nonce ?? 0n;
   let tx: TypedTransaction;
@@ -211,7 +221,7 @@ export async function call(
   at: CallBlock,
   args: CallArgs,
 ): Promise<Uint8Array> {
-  const out = await runCall(ctx, state, at, args, args.gas ?? RPC_GAS_CAP);
+  const out = await runCall(ctx, state, at, args, args.gas ?? gasCap(ctx, at));
   if (out.error === 'revert') throw revertError(out.returnValue);
   if (out.error) throw new CallError(out.error, 'halt');
   return out.returnValue;
@@ -272,7 +282,8 @@ export async function estimateGas(
     const allowance = available / feeCap;
     if (hi > allowance) hi = allowance;
   }
-  if (hi > RPC_GAS_CAP) hi = RPC_GAS_CAP;
+  const cap = gasCap(ctx, at);
+  if (hi > cap) hi = cap;
   const failed = async (gas: bigint): Promise<[boolean, CallOutcome | undefined]> => {
     try {
       const o = await runCall(ctx, state, at, args, gas);
@@ -331,7 +342,7 @@ export async function createAccessList(
     address: hex(e.address),
     storageKeys: e.storageKeys.map(hex),
   }));
-  const gas = args.gas ?? RPC_GAS_CAP;
+  const gas = args.gas ?? gasCap(ctx, at);
   for (let round = 0; round < 10; round++) {
     const withList: CallArgs = {
       ...args,

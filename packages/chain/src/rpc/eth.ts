@@ -13,7 +13,7 @@ import { method, type Methods, type RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
-import type { Params } from './params.js';
+import { type Params, parseData } from './params.js';
 
 const hex = bytesToHex;
 
@@ -68,6 +68,20 @@ export const ethMethods: Methods = {
   eth_gasPrice: method([], 0, (_p, c) => quantity(nextBaseFeeOf(c) + 1_000_000_000n)),
   eth_maxPriorityFeePerGas: method([], 0, () => quantity(1_000_000_000n)),
   eth_blobBaseFee: method([], 0, async (_p, c) => quantity(await nextBlobBaseFee(c))),
+  eth_baseFee: method([], 0, (_p, c) => quantity(nextBaseFeeOf(c))),
+  eth_capabilities: method([], 0, (_p, c) => {
+    const head = c.chain.blocks.head;
+    const all = { disabled: false, oldestBlock: '0x0' };
+    return {
+      head: { number: quantity(head.header.number), hash: hex(head.hash()) },
+      state: all,
+      tx: all,
+      logs: { ...all, deleteStrategy: { type: 'none' } },
+      receipts: all,
+      blocks: all,
+      stateproofs: all,
+    };
+  }),
 
   eth_getBlockByNumber: method(['block', 'fullTransactions'], 2, async (p, c) =>
     blockJson(c, await blockAt(c, p.blockNumber(0)), p.bool(1)),
@@ -156,6 +170,25 @@ export const ethMethods: Methods = {
     const key = storageKey(p, 1);
     const r = await stateAt(c, p.blockOrHash(2));
     return storageValue(await r.state.readStorage(addr, key));
+  }),
+  eth_getStorageValues: method(['requests', 'block'], 1, async (p, c) => {
+    const req = p.object(0);
+    const entries = Object.entries(req);
+    if (entries.length === 0) throw invalidParams('empty request');
+    const parsed = entries.map(([addr, slots], i) => {
+      const a = parseData(addr, (why) => p.fail(0, `address ${i}: ${why}`), 20);
+      if (!Array.isArray(slots)) p.fail(0, `slots of ${addr}: expected an array`);
+      const list = slots as unknown[];
+      return { addr, a, keys: list.map((_, j) => storageKey(new ParamsAt(list), j)) };
+    });
+    const r = await stateAt(c, p.blockOrHash(1));
+    const out: Record<string, string[]> = {};
+    for (const e of parsed) {
+      const values: string[] = [];
+      for (const k of e.keys) values.push(storageValue(await r.state.readStorage(e.a, k)));
+      out[e.addr.toLowerCase()] = values;
+    }
+    return out;
   }),
   eth_getProof: method(['address', 'storageKeys', 'block'], 2, async (p, c) => {
     const addr = p.address(0);
