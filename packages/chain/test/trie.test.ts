@@ -280,6 +280,25 @@ describe('MerkleTrie over an asynchronous store', () => {
   });
 });
 
+describe('MerkleTrie.update atomicity', () => {
+  it('a batch that meets a node missing from the store changes nothing', async () => {
+    const r = rng(5);
+    const full = new MemoryNodeStore();
+    const t = MerkleTrie.empty(full);
+    const keys = Array.from({ length: 200 }, () => randomBytes(r, 32));
+    await t.update(keys.map((k) => [k, randomValue(r)]));
+    const { root, nodes } = t.commit();
+    // a store that lost one deep node
+    const partial = new MemoryNodeStore();
+    partial.putAll(nodes.filter(([hash]) => hex(hash) !== hex(keccak256(nodes[0][1]))));
+    const broken = MerkleTrie.at(root, partial);
+    const batch = keys.map((k) => [k, undefined] as const);
+    await expect(broken.update(batch)).rejects.toMatchObject({ code: 'TRIE_MISSING_NODE' });
+    expect(hex(broken.root())).toBe(hex(root));
+    expect(hex(await broken.get(keys[199]))).toBe(hex(await t.get(keys[199])));
+  });
+});
+
 describe('MerkleTrie.evict', () => {
   it('drops stored nodes below a depth; they are read again and results do not change', async () => {
     const r = rng(11);

@@ -105,23 +105,32 @@ export class MerkleTrie {
 
   /**
    * Applies the changes in order (a later entry for the same key wins); an empty or undefined
-   * value deletes. Stored nodes on the paths are read from the store concurrently first.
+   * value deletes. Atomic: on an error (TRIE_MISSING_NODE) nothing is applied, and concurrent
+   * calls see the batch whole or not at all. The stored nodes the batch needs are read
+   * concurrently, in rounds (one per level, plus one when deletions must merge a stored sibling).
    */
   async update(entries: Iterable<TrieUpdate>): Promise<void> {
     if (!isKeccakReady()) await initKeccak();
     const list: [Uint8Array, Uint8Array | undefined][] = [];
     for (const [key, value] of entries) list.push([keyToNibbles(key), value]);
     if (this.store !== undefined) await this.prefetch(list);
-    // synchronous unless a node is still missing (a deletion may need a sibling loaded)
-    for (const [nibbles, value] of list) {
-      for (;;) {
+    for (;;) {
+      // nodes are immutable, so a pass that meets a missing node is simply discarded
+      let root = this.rootNode;
+      const missing = new Set<HashNode>();
+      for (const [nibbles, value] of list) {
         try {
-          this.applySync(nibbles, value);
-          break;
+          root = applyTo(root, nibbles, value);
         } catch (e) {
-          await this.loadOrThrow(e);
+          if (!(e instanceof NeedNode)) throw e;
+          missing.add(e.node);
         }
       }
+      if (missing.size === 0) {
+        this.rootNode = root;
+        return;
+      }
+      await Promise.all(Array.from(missing, (m) => this.load(m)));
     }
   }
 
@@ -216,10 +225,7 @@ export class MerkleTrie {
   }
 
   private applySync(nibbles: Uint8Array, value: Uint8Array | undefined): void {
-    this.rootNode =
-      value === undefined || value.length === 0
-        ? remove(this.rootNode, nibbles, 0)
-        : insert(this.rootNode, nibbles, 0, value);
+    this.rootNode = applyTo(this.rootNode, nibbles, value);
   }
 
   /**
@@ -302,6 +308,12 @@ function withCaches<T extends LoadedNode>(fresh: T, old: LoadedNode): T {
   fresh.enc = old.enc;
   fresh.stored = old.stored;
   return fresh;
+}
+
+function applyTo(root: TrieNode | undefined, nibbles: Uint8Array, value: Uint8Array | undefined) {
+  return value === undefined || value.length === 0
+    ? remove(root, nibbles, 0)
+    : insert(root, nibbles, 0, value);
 }
 
 /** The RLP encoding of a hashed node. */
