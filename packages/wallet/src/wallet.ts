@@ -165,8 +165,6 @@ interface State {
   storage: WalletStorage;
   accounts: PrivateKeyAccount[];
   registry: ChainRegistry;
-  /** Chain ids whose records are persisted (added or changed through wallet_addEthereumChain). */
-  added: Set<string>;
   permissions: PermissionTable;
   selectedChains: Record<string, `0x${string}`>;
 }
@@ -194,6 +192,7 @@ export function createWallet(options: WalletOptions = {}): Wallet {
   const approvals = new Approvals(options.approve);
   const providers = new Map<string, { provider: WalletProvider; emitter: Emitter }>();
   let closed = false;
+  let storageQueue: Promise<unknown> = Promise.resolve();
 
   const ready: Promise<State> = (async () => {
     const storage = await openStorage(options.storage);
@@ -211,7 +210,6 @@ export function createWallet(options: WalletOptions = {}): Wallet {
       storage,
       accounts: dedupeAccounts(accounts),
       registry: new ChainRegistry(builtIn, stored),
-      added: new Set(stored.map((c) => c.chainId)),
       permissions,
       selectedChains,
     };
@@ -243,13 +241,47 @@ export function createWallet(options: WalletOptions = {}): Wallet {
     const before = currentChain(s, origin).chainId;
     if (s.selectedChains[origin] !== chainId) {
       s.selectedChains[origin] = chainId;
-      await s.storage.set(STORAGE_KEYS.selectedChains, s.selectedChains);
+      await updateStored<Record<string, string>>(s, STORAGE_KEYS.selectedChains, {}, (all) => {
+        all[origin] = chainId;
+      });
     }
     if (before !== chainId) emit(origin, 'chainChanged', chainId);
   }
 
-  async function saveChains(s: State) {
-    await s.storage.set(STORAGE_KEYS.chains, [...s.added].map((id) => s.registry.get(id)).filter(Boolean));
+  /**
+   * Read-modify-write of one stored entry, so that several wallets sharing one storage (one per
+   * origin, or a restart while another runs) change only what they changed.
+   */
+  async function updateStored<T>(s: State, key: string, empty: T, change: (value: T) => void): Promise<void> {
+    const apply = (stored: unknown) => {
+      const value = (stored as T | undefined) ?? structuredClone(empty);
+      change(value);
+      return value;
+    };
+    if (s.storage.update) {
+      await s.storage.update(key, apply);
+      return;
+    }
+    const run = async () => s.storage.set(key, apply(await s.storage.get(key)));
+    const next = storageQueue.then(run, run);
+    storageQueue = next.catch(() => undefined);
+    await next;
+  }
+
+  async function saveChain(s: State, chainId: string) {
+    const record = s.registry.get(chainId)!;
+    await updateStored<ChainRecord[]>(s, STORAGE_KEYS.chains, [], (all) => {
+      const index = all.findIndex((c) => c.chainId === chainId);
+      if (index >= 0) all[index] = record;
+      else all.push(record);
+    });
+  }
+
+  async function savePermissions(s: State, origin: string) {
+    await updateStored<PermissionTable>(s, STORAGE_KEYS.permissions, {}, (all) => {
+      if (s.permissions[origin]) all[origin] = s.permissions[origin];
+      else delete all[origin];
+    });
   }
 
   async function grantAccounts(
@@ -264,7 +296,7 @@ export function createWallet(options: WalletOptions = {}): Wallet {
       accounts,
     };
     s.permissions[origin] = { ...s.permissions[origin], eth_accounts: permission };
-    await s.storage.set(STORAGE_KEYS.permissions, s.permissions);
+    await savePermissions(s, origin);
     const after = permittedAccounts(s, origin);
     if (before.join() !== after.join()) emit(origin, 'accountsChanged', after);
     return permission;
@@ -355,7 +387,7 @@ export function createWallet(options: WalletOptions = {}): Wallet {
         const { eth_accounts: _, ...rest } = s.permissions[origin];
         if (Object.keys(rest).length) s.permissions[origin] = rest;
         else delete s.permissions[origin];
-        await s.storage.set(STORAGE_KEYS.permissions, s.permissions);
+        await savePermissions(s, origin);
         if (before.length) emit(origin, 'accountsChanged', []);
       }
       return null;
@@ -382,8 +414,7 @@ export function createWallet(options: WalletOptions = {}): Wallet {
         if (index > 0) {
           const rpcUrls = [existing.rpcUrls[index], ...existing.rpcUrls.filter((_, i) => i !== index)];
           s.registry.upsert({ ...existing, rpcUrls });
-          s.added.add(existing.chainId);
-          await saveChains(s);
+          await saveChain(s, existing.chainId);
         }
         await switchTo(s, origin, chain.chainId);
         return null;
@@ -422,8 +453,7 @@ export function createWallet(options: WalletOptions = {}): Wallet {
         ...(existing ? { existingChain: structuredClone(existing) } : {}),
       });
       s.registry.upsert(proposed);
-      s.added.add(proposed.chainId);
-      await saveChains(s);
+      await saveChain(s, proposed.chainId);
       await switchTo(s, origin, proposed.chainId);
       return null;
     },

@@ -525,3 +525,49 @@ describe('persistence', () => {
     expect(await b.request({ method: 'eth_accounts' })).toEqual([ADDR0]);
   });
 });
+
+describe('shared storage', () => {
+  it('two wallets on one file keep each other’s chains and permissions', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-wallet-shared-'));
+    const file = join(dir, 'wallet.json');
+    const a = createWalletProvider({
+      privateKeys: [KEY0],
+      storage: file,
+      approve: async () => true,
+      chains: local(),
+      origin: 'https://a.example',
+    });
+    const b = createWalletProvider({
+      privateKeys: [KEY0],
+      storage: file,
+      approve: async () => true,
+      chains: local(),
+      origin: 'https://b.example',
+    });
+    const fakeA = await startFakeRpc('0xa');
+    const fakeB = await startFakeRpc('0xb');
+    const add = (chainId: string, url: string) => ({
+      method: 'wallet_addEthereumChain',
+      params: [
+        {
+          chainId,
+          chainName: chainId,
+          nativeCurrency: { name: 'E', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [url],
+        },
+      ],
+    });
+    await Promise.all([
+      a.request({ method: 'eth_requestAccounts' }),
+      b.request({ method: 'eth_requestAccounts' }),
+    ]);
+    await a.request(add('0xa', fakeA.url));
+    await b.request(add('0xb', fakeB.url));
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    expect(saved.chains.map((c: { chainId: string }) => c.chainId)).toEqual(['0xa', '0xb']);
+    expect(Object.keys(saved.permissions).sort()).toEqual(['https://a.example', 'https://b.example']);
+    expect(saved.selectedChains).toEqual({ 'https://a.example': '0xa', 'https://b.example': '0xb' });
+    await Promise.all([fakeA.close(), fakeB.close()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+});

@@ -7,6 +7,11 @@
 export interface WalletStorage {
   get(key: string): Promise<unknown>;
   set(key: string, value: unknown): Promise<void>;
+  /**
+   * Optional atomic read-modify-write; when present the wallet uses it, so that several wallets
+   * sharing one store never lose each other's changes.
+   */
+  update?(key: string, change: (value: unknown) => unknown): Promise<void>;
 }
 
 /** A storage that lives as long as the process (the default when no `storage` is given). */
@@ -19,6 +24,10 @@ export function memoryStorage(initial: Record<string, unknown> = {}): WalletStor
     },
     async set(key, value) {
       data.set(key, JSON.stringify(value));
+    },
+    async update(key, change) {
+      const text = data.get(key);
+      data.set(key, JSON.stringify(change(text === undefined ? undefined : JSON.parse(text))));
     },
   };
 }
@@ -44,6 +53,10 @@ export function localStorageStorage(
     },
     async set(key, value) {
       store.setItem(prefix + key, JSON.stringify(value));
+    },
+    async update(key, change) {
+      const text = store.getItem(prefix + key);
+      store.setItem(prefix + key, JSON.stringify(change(text === null ? undefined : JSON.parse(text))));
     },
   };
 }
