@@ -1,7 +1,8 @@
 /**
  * The dashboard's API (design: Admin and the dashboard): projects, app URLs, keys and the
- * operator's whitelist. A developer calls it with a SIWE bearer token, the operator with the
- * admin token; both go in the Authorization header. Route paths live only in this file.
+ * operator's whitelist. The operator calls the admin API (/api/v1/admin, bearer admin token); a
+ * developer calls the same operations on their own projects with a SIWE bearer token
+ * (/api/v1/dashboard). Route paths and body shapes live only in this file.
  */
 import { bearer, requestJson } from './http.js';
 
@@ -21,48 +22,44 @@ export interface IssuedKey {
   apiKey: string;
 }
 
-const base = '/api/v1/dashboard';
+export type DashboardRole = 'operator' | 'developer';
 
-const projectPath = (id: string) => `${base}/projects/${encodeURIComponent(id)}`;
+export const dashboardBase: Record<DashboardRole, string> = {
+  operator: '/api/v1/admin',
+  developer: '/api/v1/dashboard',
+};
 
-export function createDashboardApi(token: string) {
+export function createDashboardApi(token: string, role: DashboardRole) {
   const headers = bearer(token);
+  const base = `${dashboardBase[role]}/projects`;
+  const projectPath = (id: string) => `${base}/${encodeURIComponent(id)}`;
   return {
-    projects: () => requestJson<{ projects: Project[] }>(`${base}/projects`, { headers }),
+    projects: () => requestJson<{ projects: Project[] }>(base, { headers }),
     project: (id: string) => requestJson<Project>(projectPath(id), { headers }),
-    createProject: (input: { name: string; appUrl?: string }) =>
-      requestJson<Project & { apiKey?: string }>(`${base}/projects`, {
+    /** Creates a project with its first app URL; the answer carries its first API key (shown once). */
+    createProject: (input: { name: string; appUrl: string }) =>
+      requestJson<IssuedKey & { appUrls: string[]; whitelisted: boolean }>(base, {
         headers,
-        body: { name: input.name, ...(input.appUrl ? { appUrls: [input.appUrl] } : {}) },
+        body: { name: input.name, app_url: input.appUrl },
       }),
     deleteProject: (id: string) => requestJson(projectPath(id), { method: 'DELETE', headers }),
     addAppUrl: (id: string, appUrl: string) =>
-      requestJson<{ appUrls: string[] }>(`${projectPath(id)}/app-urls`, { headers, body: { appUrl } }),
+      requestJson<{ appUrls: string[] }>(`${projectPath(id)}/app-urls`, {
+        headers,
+        body: { app_url: appUrl },
+      }),
     removeAppUrl: (id: string, appUrl: string) =>
       requestJson<{ appUrls: string[] }>(`${projectPath(id)}/app-urls`, {
         method: 'DELETE',
         headers,
-        body: { appUrl },
+        query: { app_url: appUrl },
       }),
-    /** Generates a key, replacing the current one (rotation): the old key stops at once. */
-    generateKey: (id: string) =>
-      requestJson<IssuedKey>(`${projectPath(id)}/keys`, { method: 'POST', headers, body: {} }),
+    /** Generates a new key; the previous one stops at once (rotation). */
+    rotateKey: (id: string) =>
+      requestJson<IssuedKey>(`${projectPath(id)}/keys/rotate`, { method: 'POST', headers, body: {} }),
     revokeKey: (id: string) => requestJson(`${projectPath(id)}/keys`, { method: 'DELETE', headers }),
     setWhitelisted: (id: string, whitelisted: boolean) =>
-      requestJson(`${projectPath(id)}/whitelist`, { method: whitelisted ? 'PUT' : 'DELETE', headers }),
-    users: (id: string, appUrl: string, params: { cursor?: string; limit?: number; enabledOnly?: boolean }) =>
-      requestJson<{ users: { address: string; notificationsEnabled: boolean }[]; nextCursor?: string }>(
-        `${projectPath(id)}/users`,
-        {
-          headers,
-          query: {
-            app_url: appUrl,
-            cursor: params.cursor,
-            limit: params.limit,
-            notification_enabled: params.enabledOnly ? 'true' : undefined,
-          },
-        },
-      ),
+      requestJson<Project>(`${projectPath(id)}/whitelist`, { headers, body: { whitelisted } }),
   };
 }
 

@@ -26,7 +26,7 @@ export function ApiKeyPanel({ project }: { project: Project }) {
     setConfirm(undefined);
     setBusy('generate');
     try {
-      const issued = await api.generateKey(project.projectId);
+      const issued = await api.rotateKey(project.projectId);
       rememberKey(project.projectId, issued.apiKey);
       setRevealed(issued.apiKey);
     } catch (e) {

@@ -38,7 +38,11 @@ export function Dashboard({ route }: { route: Route }) {
   const value = useMemo(
     () =>
       session
-        ? { session, api: createDashboardApi(session.token), isOperator: session.kind === 'operator' }
+        ? {
+            session,
+            api: createDashboardApi(session.token, session.kind === 'operator' ? 'operator' : 'developer'),
+            isOperator: session.kind === 'operator',
+          }
         : undefined,
     [session],
   );
@@ -144,7 +148,7 @@ function OperatorSignIn() {
     setError(undefined);
     try {
       // The token is checked by using it: listing projects is what the operator does first.
-      await createDashboardApi(token.trim()).projects();
+      await createDashboardApi(token.trim(), 'operator').projects();
       setSession('dashboard', { kind: 'operator', token: token.trim() });
     } catch (e) {
       setError(e);

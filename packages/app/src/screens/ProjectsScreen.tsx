@@ -111,11 +111,9 @@ function CreateProject({ onDone }: { onDone: () => void }) {
     setBusy(true);
     setError(undefined);
     try {
-      const project = await api.createProject({ name: name.trim(), appUrl: appUrl.trim() || undefined });
-      if (project.apiKey) {
-        rememberKey(project.projectId, project.apiKey);
-        setCreated({ projectId: project.projectId, apiKey: project.apiKey });
-      } else navigate(`/dashboard/projects/${project.projectId}`);
+      const project = await api.createProject({ name: name.trim(), appUrl: appUrl.trim() });
+      rememberKey(project.projectId, project.apiKey);
+      setCreated({ projectId: project.projectId, apiKey: project.apiKey });
     } catch (e) {
       setError(e);
     } finally {
@@ -140,7 +138,7 @@ function CreateProject({ onDone }: { onDone: () => void }) {
             placeholder="My mini app"
           />
         </Field>
-        <Field label="App URL (optional)" htmlFor="project-url" hint="https, or http on localhost">
+        <Field label="App URL" htmlFor="project-url" hint="https, or http on localhost">
           <input
             id="project-url"
             className="input mono"
@@ -159,7 +157,12 @@ function CreateProject({ onDone }: { onDone: () => void }) {
         <Button onClick={onDone} disabled={busy}>
           Cancel
         </Button>
-        <Button type="submit" variant="primary" busy={busy} disabled={name.trim() === ''}>
+        <Button
+          type="submit"
+          variant="primary"
+          busy={busy}
+          disabled={name.trim() === '' || appUrl.trim() === ''}
+        >
           Create project
         </Button>
       </div>
