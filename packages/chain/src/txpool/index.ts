@@ -15,3 +15,11 @@ export type {
 export { TxPoolErrorMessage, type TxPoolErrorKind } from './errors.js';
 export { nativeEcrecover } from './nativeEcrecover.js';
 export { intrinsicGas, floorDataGas } from './intrinsicGas.js';
+export {
+  attachJournal,
+  createFileTxJournal,
+  type AttachedJournal,
+  type JournalOptions,
+  type TxJournal,
+} from './journal.js';
+export { inspectSummary, txpoolContent, txpoolContentFrom, txpoolInspect, txpoolStatus } from './rpcViews.js';

@@ -1,0 +1,194 @@
+/**
+ * The pool's journal, as geth's (core/txpool/legacypool/journal.go): every accepted transaction
+ * is appended to a file; at start-up the file is replayed through `pool.add` (so every
+ * transaction is validated again, and those included or invalidated meanwhile are dropped); every
+ * `rotateMs` the file is rewritten with exactly what the pool holds.
+ *
+ * Format: records of a 4-byte big-endian length and the raw signed transaction. A torn last
+ * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth).
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { PoolTransaction, TxPool } from './types.js';
+
+export interface TxJournal {
+  /** Raw transactions journaled so far, oldest first. */
+  load(): Promise<Uint8Array[]>;
+  /** Appends one accepted transaction. */
+  append(raw: Uint8Array): void;
+  /** Replaces the journal with exactly these transactions. */
+  rotate(raws: Iterable<Uint8Array>): Promise<void>;
+  /** Flushes and closes the file. */
+  close(): Promise<void>;
+}
+
+/** A journal in one file (created with its directory on first write). */
+export function createFileTxJournal(path: string): TxJournal {
+  let stream: WriteStream | undefined;
+  let rotating: Promise<void> | undefined;
+  let held: Uint8Array[] = [];
+
+  const open = async (): Promise<WriteStream> => {
+    await mkdir(dirname(path), { recursive: true });
+    return createWriteStream(path, { flags: 'a' });
+  };
+  const end = (s: WriteStream | undefined): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (s === undefined) return resolve();
+      s.once('error', reject);
+      s.end(resolve);
+    });
+  const write = (s: WriteStream, raw: Uint8Array): void => {
+    s.write(encodeRecord(raw));
+  };
+
+  return {
+    async load() {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw err;
+      }
+      return decodeRecords(bytes);
+    },
+    append(raw) {
+      if (stream !== undefined && rotating === undefined) {
+        write(stream, raw);
+        return;
+      }
+      held.push(raw);
+      if (rotating !== undefined) return;
+      rotating = open()
+        .then(
+          (s) => {
+            stream = s;
+            for (const r of held) write(s, r);
+            held = [];
+          },
+          () => {
+            // Kept in `held`; the next append or rotation tries again.
+          },
+        )
+        .finally(() => {
+          rotating = undefined;
+        });
+    },
+    async rotate(raws) {
+      while (rotating !== undefined) await rotating;
+      const previous = stream;
+      stream = undefined;
+      const done = (async () => {
+        await end(previous);
+        await mkdir(dirname(path), { recursive: true });
+        const chunks: Uint8Array[] = [];
+        for (const raw of raws) chunks.push(encodeRecord(raw));
+        await writeFile(`${path}.new`, Buffer.concat(chunks));
+        await rename(`${path}.new`, path);
+        const s = await open();
+        for (const r of held) write(s, r);
+        held = [];
+        stream = s;
+      })();
+      rotating = done.finally(() => {
+        rotating = undefined;
+      });
+      await rotating;
+    },
+    async close() {
+      while (rotating !== undefined) await rotating;
+      const s = stream;
+      stream = undefined;
+      await end(s);
+    },
+  };
+}
+
+function encodeRecord(raw: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + raw.length);
+  new DataView(out.buffer).setUint32(0, raw.length);
+  out.set(raw, 4);
+  return out;
+}
+
+function decodeRecords(bytes: Uint8Array): Uint8Array[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Uint8Array[] = [];
+  let at = 0;
+  while (at + 4 <= bytes.length) {
+    const length = view.getUint32(at);
+    if (at + 4 + length > bytes.length) break;
+    const raw = new Uint8Array(length);
+    raw.set(bytes.subarray(at + 4, at + 4 + length));
+    out.push(raw);
+    at += 4 + length;
+  }
+  return out;
+}
+
+export interface JournalOptions {
+  /** How often the journal is rewritten with the pool's content (geth: 1 hour). 0 = never. */
+  rotateMs?: number;
+}
+
+export interface AttachedJournal {
+  /** Transactions reloaded into the pool. */
+  loaded: number;
+  /** Journaled transactions the pool refused on reload (included, replaced or now invalid). */
+  dropped: number;
+  /** Stops journaling: a last rotation, then the file is closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Reloads the journal into `pool` (re-validating every transaction), rewrites it with what was
+ * kept, then journals every accepted transaction. Consumer: the node's composition root.
+ */
+export async function attachJournal(
+  pool: TxPool,
+  journal: TxJournal,
+  options: JournalOptions = {},
+): Promise<AttachedJournal> {
+  const rotateMs = options.rotateMs ?? 60 * 60 * 1000;
+  let loaded = 0;
+  let dropped = 0;
+  for (const raw of await journal.load()) {
+    try {
+      await pool.add(raw);
+      loaded++;
+    } catch {
+      dropped++;
+    }
+  }
+  const snapshot = (): Uint8Array[] => {
+    const { pending, queued } = pool.content();
+    const raws: Uint8Array[] = [];
+    for (const byNonce of [...pending.values(), ...queued.values()]) {
+      for (const ptx of byNonce.values()) raws.push(ptx.raw);
+    }
+    return raws;
+  };
+  await journal.rotate(snapshot());
+  const unsubscribe = pool.onAdded((ptx: PoolTransaction) => journal.append(ptx.raw));
+  const timer =
+    rotateMs > 0
+      ? setInterval(() => {
+          journal.rotate(snapshot()).catch(() => {
+            // The next rotation tries again; appends continue meanwhile.
+          });
+        }, rotateMs)
+      : undefined;
+  timer?.unref();
+  return {
+    loaded,
+    dropped,
+    async stop() {
+      if (timer) clearInterval(timer);
+      unsubscribe();
+      await journal.rotate(snapshot());
+      await journal.close();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The pool survives a restart through its journal (reloaded and re-validated), and the
+ * txpool_* RPC shapes built from its views.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import { getAddress, type Hex, hexToBytes, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import {
+  attachJournal,
+  createFileTxJournal,
+  createTxPool,
+  nativeEcrecover,
+  type PoolStateReader,
+  type TxPool,
+  txpoolContent,
+  txpoolContentFrom,
+  txpoolInspect,
+  txpoolStatus,
+} from '../src/txpool/index.js';
+
+const CHAIN_ID = 31337;
+const GWEI = 10n ** 9n;
+const common = createCustomCommon({ chainId: CHAIN_ID }, Mainnet, {
+  hardfork: Hardfork.Prague,
+  customCrypto: { ecrecover: nativeEcrecover },
+});
+const RECIPIENT = '0x00000000000000000000000000000000000000aa' as const;
+const alice = privateKeyToAccount(`0x${'01'.padStart(64, '0')}`);
+const bob = privateKeyToAccount(`0x${'02'.padStart(64, '0')}`);
+type Signer = typeof alice;
+
+const nonces = new Map<string, bigint>();
+const state: PoolStateReader = {
+  getNonce: async (a) => nonces.get(a.toLowerCase()) ?? 0n,
+  getBalance: async () => 10n ** 21n,
+};
+const newPool = (): TxPool =>
+  createTxPool({ common, state, baseFee: () => 1n, blockGasLimit: () => 30_000_000n });
+
+async function tx(
+  signer: Signer,
+  nonce: number,
+  extra: { to?: null; value?: bigint } = {},
+): Promise<Uint8Array> {
+  return hexToBytes(
+    await signer.signTransaction({
+      type: 'eip1559',
+      chainId: CHAIN_ID,
+      nonce,
+      gas: extra.to === null ? 60_000n : 21_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+      to: extra.to === null ? undefined : RECIPIENT,
+      value: extra.value ?? 0n,
+    }),
+  );
+}
+
+let dir: string;
+beforeEach(async () => {
+  nonces.clear();
+  dir = await mkdtemp(join(tmpdir(), 'wharf-txpool-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('journal', () => {
+  test('accepted transactions are reloaded after a restart and re-validated', async () => {
+    const path = join(dir, 'txpool', 'journal.bin');
+    const before = newPool();
+    const journal = createFileTxJournal(path);
+    const attached = await attachJournal(before, journal);
+    expect(attached).toMatchObject({ loaded: 0, dropped: 0 });
+    const a0 = await before.add(await tx(alice, 0));
+    const a1 = await before.add(await tx(alice, 1));
+    const b5 = await before.add(await tx(bob, 5));
+    await journal.close(); // a crash after the writes reached the file
+
+    // While the node was down, alice's nonce 0 was included.
+    nonces.set(alice.address.toLowerCase(), 1n);
+    const after = newPool();
+    const reattached = await attachJournal(after, createFileTxJournal(path));
+    expect(reattached).toMatchObject({ loaded: 2, dropped: 1 });
+    expect(after.get(a0.hash)).toBeUndefined();
+    expect(after.get(a1.hash)?.raw).toEqual(a1.raw);
+    expect(after.get(b5.hash)).toBeDefined();
+    expect(after.status()).toEqual({ pending: 1, queued: 1 });
+    await reattached.stop();
+  });
+
+  test('rotation keeps exactly what the pool holds', async () => {
+    const path = join(dir, 'journal.bin');
+    const pool = newPool();
+    const journal = createFileTxJournal(path);
+    const attached = await attachJournal(pool, journal, { rotateMs: 0 });
+    const a0 = await pool.add(await tx(alice, 0));
+    const a1 = await pool.add(await tx(alice, 1));
+    pool.onRejected(a0.hash, 'test');
+    await attached.stop();
+    const raws = await createFileTxJournal(path).load();
+    expect(raws.map((r) => toHex(r))).toEqual([toHex(a1.raw)]);
+  });
+
+  test('a torn last record is ignored', async () => {
+    const path = join(dir, 'journal.bin');
+    const journal = createFileTxJournal(path);
+    const raw = await tx(alice, 0);
+    journal.append(raw);
+    await journal.close();
+    const bytes = await readFile(path);
+    await writeFile(path, Buffer.concat([bytes, Buffer.from([0, 0, 0, 200, 1, 2, 3])]));
+    const loaded = await createFileTxJournal(path).load();
+    expect(loaded).toHaveLength(1);
+    expect(toHex(loaded[0])).toBe(toHex(raw));
+  });
+
+  test('a missing journal loads as empty', async () => {
+    expect(await createFileTxJournal(join(dir, 'none.bin')).load()).toEqual([]);
+  });
+});
+
+describe('txpool_* shapes', () => {
+  test('status, content, contentFrom and inspect as geth', async () => {
+    const pool = newPool();
+    const a0 = await pool.add(await tx(alice, 0, { value: 7n }));
+    await pool.add(await tx(alice, 1, { to: null }));
+    const b3 = await pool.add(await tx(bob, 3));
+    expect(txpoolStatus(pool)).toEqual({ pending: '0x2', queued: '0x1' });
+
+    const content = txpoolContent(pool, (t) => t.hash);
+    expect(content).toEqual({
+      pending: { [alice.address]: { '0': a0.hash, '1': expect.any(String) } },
+      queued: { [bob.address]: { '3': b3.hash } },
+    });
+    expect(txpoolContentFrom(pool, bob.address.toLowerCase() as Hex, (t) => t.nonce)).toEqual({
+      pending: {},
+      queued: { '3': 3n },
+    });
+    const checksummedRecipient = getAddress(RECIPIENT);
+    expect(txpoolInspect(pool)).toEqual({
+      pending: {
+        [alice.address]: {
+          '0': `${checksummedRecipient}: 7 wei + 21000 gas × 100000000000 wei`,
+          '1': 'contract creation: 0 wei + 60000 gas × 100000000000 wei',
+        },
+      },
+      queued: { [bob.address]: { '3': `${checksummedRecipient}: 0 wei + 21000 gas × 100000000000 wei` } },
+    });
+  });
+});
