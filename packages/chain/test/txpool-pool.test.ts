@@ -247,6 +247,16 @@ describe('pool full: eviction', () => {
     expect(nonces(p, bob, 'pending')).toEqual([0n]);
   });
 
+  test("a sender's own lower nonces are not evicted for its next one", async () => {
+    const p = full();
+    await p.add(await tx(alice, { nonce: 0, tip: 1n * GWEI }));
+    const b = await p.add(await tx(bob, { tip: 5n * GWEI }));
+    await p.add(await tx(carol, { tip: 6n * GWEI }));
+    await p.add(await tx(alice, { nonce: 1, tip: 9n * GWEI }));
+    expect(nonces(p, alice, 'pending')).toEqual([0n, 1n]);
+    expect(p.get(b.hash)).toBeUndefined();
+  });
+
   test('txpool is full when cheaper transactions cannot free enough room', async () => {
     const p = full();
     await p.add(await tx(alice, { tip: 1n * GWEI }));
@@ -394,6 +404,29 @@ describe('onIncluded / onRejected', () => {
     const foreign = await other.add(await tx(erin));
     await pool.onIncluded([foreign]);
     expect(pool.status()).toEqual({ pending: 0, queued: 0 });
+  });
+});
+
+describe('state reads', () => {
+  test('getAccount, when the reader has it, answers nonce and balance in one read', async () => {
+    const reads: string[] = [];
+    const p = makePool({
+      state: {
+        getNonce: async () => {
+          throw new Error('not used');
+        },
+        getBalance: async () => {
+          throw new Error('not used');
+        },
+        getAccount: async (address) => {
+          reads.push(address);
+          return { nonce: 3n, balance: ETHER };
+        },
+      },
+    });
+    const t = await p.add(await tx(alice, { nonce: 3 }));
+    expect(reads).toEqual([addr(alice)]);
+    expect(t.nonce).toBe(3n);
   });
 });
 

@@ -188,10 +188,7 @@ class LegacyPool implements TxPool {
     if (decoded.nonce === MAX_NONCE) {
       throw poolError('nonceMax', `address ${sender}, nonce: ${decoded.nonce}`);
     }
-    const [stateNonce, balance] = await Promise.all([
-      this.state.getNonce(sender),
-      this.state.getBalance(sender),
-    ]);
+    const { nonce: stateNonce, balance } = await this.readAccount(sender);
 
     // Synchronous from here: no other operation interleaves.
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
@@ -278,10 +275,7 @@ class LegacyPool implements TxPool {
     }
     await Promise.all(
       [...senders].map(async (sender) => {
-        const [nonce, balance] = await Promise.all([
-          this.state.getNonce(sender),
-          this.state.getBalance(sender),
-        ]);
+        const { nonce, balance } = await this.readAccount(sender);
         this.syncBaseFee();
         this.revalidate(sender, nonce, balance);
       }),
@@ -331,6 +325,15 @@ class LegacyPool implements TxPool {
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  private async readAccount(address: Hex): Promise<{ nonce: bigint; balance: bigint }> {
+    if (this.state.getAccount) return this.state.getAccount(address);
+    const [nonce, balance] = await Promise.all([
+      this.state.getNonce(address),
+      this.state.getBalance(address),
+    ]);
+    return { nonce, balance };
   }
 
   // --- insertion ---------------------------------------------------------------------------
@@ -408,23 +411,30 @@ class LegacyPool implements TxPool {
       throw poolError('underpriced');
     }
     const victims: Entry[] = [];
+    // The sender's own lower nonces are never evicted for it: that would gap the new transaction.
+    const spared: Entry[] = [];
     let free = this.maxSlots - this.slotsUsed;
-    const restore = (): void => {
-      for (const v of victims) (v.pending ? this.pendingHeap : this.queuedHeap).push(v);
+    const putBack = (entries: Entry[]): void => {
+      for (const e of entries) (e.pending ? this.pendingHeap : this.queuedHeap).push(e);
     };
     while (free < entry.slots) {
       const victim = this.popCheapest();
       if (victim === undefined) break;
+      if (victim.account === entry.account && victim.ptx.nonce < entry.ptx.nonce) {
+        spared.push(victim);
+        continue;
+      }
       victims.push(victim);
       if (comparePrice(victim.ptx, entry.ptx, this.heapBaseFee) >= 0) break;
       free += victim.slots;
     }
+    putBack(spared);
     if (free < entry.slots) {
-      restore();
+      putBack(victims);
       throw poolError('poolFull');
     }
     if (gapped && victims.some((v) => v.pending)) {
-      restore();
+      putBack(victims);
       throw poolError('futureReplacePending');
     }
     for (const victim of victims) this.removeEntry(victim);

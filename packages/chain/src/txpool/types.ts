@@ -34,6 +34,8 @@ export interface PoolTransaction {
 export interface PoolStateReader {
   getNonce(address: Hex): Promise<bigint>;
   getBalance(address: Hex): Promise<bigint>;
+  /** Optional: both in one read (the pool prefers it when present; one lookup per submission). */
+  getAccount?(address: Hex): Promise<{ nonce: bigint; balance: bigint }>;
 }
 
 export interface TxPoolConfig {
