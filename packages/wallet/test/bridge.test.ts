@@ -192,3 +192,34 @@ describe('browser safety', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('bridge handshake', () => {
+  it('holds requests until the app’s server starts, then answers them', async () => {
+    const [appSide, miniSide] = endpointPair();
+    const client = createBridgeProvider({ endpoint: miniSide });
+    const answer = client.request({ method: 'eth_chainId' });
+    await tick();
+    const wallet = createWallet({});
+    const server = createBridgeServer({
+      provider: wallet.provider('https://late.example'),
+      endpoint: appSide,
+    });
+    expect(await answer).toBe('0x7a69');
+    server.close();
+    client.close();
+  });
+});
+
+describe('a keystore that cannot be unlocked', () => {
+  it('fails every request with -32603 and the reason', async () => {
+    const { encryptKeystore } = await import('@wharf/wallet');
+    const json = await encryptKeystore(KEY0, 'right', { scrypt: { n: 1024 } });
+    const wallet = createWallet({ keystore: { json, password: 'wrong' } });
+    const error = (await wallet
+      .provider('x')
+      .request({ method: 'eth_chainId' })
+      .catch((e) => e)) as ProviderRpcError;
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe('invalid password');
+  });
+});

@@ -4,7 +4,7 @@
  */
 import { ProviderRpcError } from '../errors.js';
 import { Emitter, type Listener } from '../events.js';
-import { BRIDGE_CHANNEL, type BridgeEndpoint } from './protocol.js';
+import { BRIDGE_CHANNEL, type BridgeEndpoint, type BridgeMessage } from './protocol.js';
 
 export interface BridgeProvider {
   request(args: { method: string; params?: unknown }): Promise<unknown>;
@@ -18,6 +18,9 @@ export interface BridgeProvider {
   close(): void;
 }
 
+/** Hellos before giving up: 50 ms doubling to 1 s, about a minute in all. */
+const MAX_HELLOS = 64;
+
 export function createBridgeProvider(options: { endpoint: BridgeEndpoint }): BridgeProvider {
   const { endpoint } = options;
   const emitter = new Emitter();
@@ -27,7 +30,33 @@ export function createBridgeProvider(options: { endpoint: BridgeEndpoint }): Bri
   let connected = false;
   let closed = false;
 
+  // The handshake: say hello until the app answers (its server may start after this script),
+  // and hold requests until then, so none is posted into the void.
+  const queued: BridgeMessage[] = [];
+  let heard = false;
+  let helloTimer: ReturnType<typeof setTimeout> | undefined;
+  const hello = (attempt: number) => {
+    if (heard || closed) return;
+    if (attempt >= MAX_HELLOS) {
+      // Nobody answers: fail what waits rather than hang.
+      for (const message of queued.splice(0)) {
+        if (message.kind !== 'request') continue;
+        pending.get(message.id)?.reject(new ProviderRpcError(4900));
+        pending.delete(message.id);
+      }
+      return;
+    }
+    endpoint.send({ channel: BRIDGE_CHANNEL, kind: 'hello' });
+    helloTimer = setTimeout(() => hello(attempt + 1), Math.min(50 * 2 ** attempt, 1000));
+  };
+  const onHeard = () => {
+    if (heard) return;
+    heard = true;
+    clearTimeout(helloTimer);
+    for (const message of queued.splice(0)) endpoint.send(message);
+  };
   const stop = endpoint.listen((message) => {
+    onHeard();
     if (message.kind === 'response') {
       const waiter = pending.get(message.id);
       if (!waiter) return;
@@ -58,7 +87,7 @@ export function createBridgeProvider(options: { endpoint: BridgeEndpoint }): Bri
     emitter.emit(message.event, ...args);
   });
 
-  endpoint.send({ channel: BRIDGE_CHANNEL, kind: 'hello' });
+  hello(0);
 
   const provider: BridgeProvider = {
     request(args) {
@@ -69,14 +98,16 @@ export function createBridgeProvider(options: { endpoint: BridgeEndpoint }): Bri
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
+        const message: BridgeMessage = {
+          channel: BRIDGE_CHANNEL,
+          kind: 'request',
+          id,
+          method: args.method,
+          ...(args.params === undefined ? {} : { params: args.params }),
+        };
         try {
-          endpoint.send({
-            channel: BRIDGE_CHANNEL,
-            kind: 'request',
-            id,
-            method: args.method,
-            ...(args.params === undefined ? {} : { params: args.params }),
-          });
+          if (heard) endpoint.send(message);
+          else queued.push(message);
         } catch (error) {
           pending.delete(id);
           reject(new ProviderRpcError(-32603, error instanceof Error ? error.message : String(error)));
@@ -98,6 +129,7 @@ export function createBridgeProvider(options: { endpoint: BridgeEndpoint }): Bri
     close() {
       if (closed) return;
       closed = true;
+      clearTimeout(helloTimer);
       stop();
       for (const waiter of pending.values()) waiter.reject(new ProviderRpcError(4900));
       pending.clear();
