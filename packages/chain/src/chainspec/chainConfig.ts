@@ -74,15 +74,31 @@ export interface ChainSpec {
   baseFee: { denominator: bigint; elasticity: bigint };
 }
 
+/** Every fork through Prague active from genesis; later ones never (our chain stays on Prague). */
+function devHardforks() {
+  const out = [];
+  for (const h of Mainnet.hardforks) {
+    if (h.name === 'dao' || h.name === 'mergeNetsplitBlock') continue;
+    const byTime = h.timestamp !== undefined;
+    out.push(byTime ? { name: h.name, block: null, timestamp: 0 } : { name: h.name, block: 0 });
+    if (h.name === Hardfork.Prague) break;
+  }
+  return out;
+}
+
 const big = (v: string | number | undefined, d = 0n) => (v === undefined || v === null ? d : BigInt(v));
 
 export async function loadChainSpec(config: ChainConfig): Promise<ChainSpec> {
   if (config.kind === 'dev') {
     const chainId = BigInt(config.chainId);
-    const common = createCustomCommon({ chainId: Number(chainId), name: 'wharf' }, Mainnet, {
-      hardfork: Hardfork.Prague,
-      customCrypto: createCustomCrypto(),
-    });
+    const common = createCustomCommon(
+      { chainId: Number(chainId), name: 'wharf', hardforks: devHardforks() },
+      Mainnet,
+      {
+        hardfork: Hardfork.Prague,
+        customCrypto: createCustomCrypto(),
+      },
+    );
     const devAccounts = deriveDevAccounts(config.mnemonic, config.accounts);
     const balance = BigInt(config.balance);
     return {

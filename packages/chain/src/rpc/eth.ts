@@ -139,7 +139,9 @@ export const ethMethods: Methods = {
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
-    if (!f) return null;
+    // Sealed receipts only: clients (ethers v6, viem's waitForTransactionReceipt) take a
+    // receipt as final and reject a null blockHash. Pre-confirmations show at `pending`.
+    if (!f || f.view.pending) return null;
     return (await receiptsJson(f.view))[f.index];
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {

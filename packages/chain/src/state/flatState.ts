@@ -19,6 +19,8 @@ export class FlatStateReader implements StateReader {
   private readonly accounts = new Map<string, Account | null>();
   private readonly slots = new Map<string, Uint8Array>();
   private readonly codes = new Map<string, Uint8Array>();
+  /** Bumped by every seal: a database read that started before it must not fill the cache. */
+  private version = 0;
 
   constructor(private readonly store: ChainStore) {}
 
@@ -26,7 +28,9 @@ export class FlatStateReader implements StateReader {
     const k = bytesToHex(address);
     let a = this.accounts.get(k);
     if (a === undefined) {
+      const v = this.version;
       const raw = await this.store.get(keys.account(address));
+      if (v !== this.version) return this.readAccount(address);
       a = raw ? createAccountFromRLP(raw) : null;
       this.remember(this.accounts, k, a);
     }
@@ -37,7 +41,9 @@ export class FlatStateReader implements StateReader {
     const k = bytesToHex(address) + bytesToHex(slot).slice(2);
     let v = this.slots.get(k);
     if (v === undefined) {
+      const ver = this.version;
       v = (await this.store.get(keys.storage(address, slot))) ?? EMPTY;
+      if (ver !== this.version) return this.readStorage(address, slot);
       this.remember(this.slots, k, v);
     }
     return v;
@@ -59,6 +65,7 @@ export class FlatStateReader implements StateReader {
     clearedStorage: Uint8Array[];
     storage: Iterable<{ address: Uint8Array; slot: Uint8Array; value: Uint8Array }>;
   }): void {
+    this.version++;
     for (const addr of diff.clearedStorage) {
       const prefix = bytesToHex(addr);
       for (const k of this.slots.keys()) if (k.startsWith(prefix)) this.slots.delete(k);
