@@ -237,13 +237,9 @@ function bytesToBigInt(b: Uint8Array): bigint {
   return BigInt(bytesToHex(b));
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /** 0x-lowercase hex of `b`. */
 export function bytesToHex(b: Uint8Array): Hex {
-  let s = '0x';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
-  return s as Hex;
+  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
