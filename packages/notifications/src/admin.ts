@@ -4,12 +4,12 @@
  * API (through `createAdmin` on the server's store). Failures are `ServiceError`s whose message
  * says what was wrong (code NOT_FOUND, CONFLICT or VALIDATION_FAILED).
  */
-import { ulid } from 'ulid';
 import { generateApiKey, hashSecret } from './auth/apiKeys.js';
 import { type Db, openDatabase } from './db/database.js';
 import { type ProjectRow, ProjectsRepository } from './db/repositories/projects.js';
 import { isAddress, toChecksumAddress } from './domain/addresses.js';
 import { normalizeRegisteredAppUrl } from './domain/appUrl.js';
+import { createUlidGenerator } from './domain/ulid.js';
 import { codePointLength } from './domain/rules.js';
 import { invalid, ServiceError } from './errors.js';
 
@@ -71,6 +71,7 @@ export async function openAdmin(options: AdminStoreOptions): Promise<Admin> {
 /** The admin operations on an open store; `close` does nothing (the owner closes the store). */
 export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
   const projects = new ProjectsRepository(db);
+  const newId = createUlidGenerator(clock);
 
   const requireProject = async (projectId: string): Promise<ProjectRow> => {
     const project = typeof projectId === 'string' ? await projects.get(projectId) : undefined;
@@ -97,7 +98,7 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
         owner = toChecksumAddress(input.owner);
       }
       const apiKey = generateApiKey();
-      const projectId = ulid();
+      const projectId = newId();
       const whitelisted = input.whitelisted === true;
       const created = await projects.create({
         id: projectId,

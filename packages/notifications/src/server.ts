@@ -12,7 +12,6 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { ulid } from 'ulid';
 import { type Admin, createAdmin } from './admin.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ProjectsRepository } from './db/repositories/projects.js';
@@ -20,6 +19,7 @@ import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout
 import type { DeliveryPath } from './delivery/path.js';
 import { SqlDeliveryPath } from './delivery/sqlDeliveryPath.js';
 import type { DeveloperDeps } from './domain/deps.js';
+import { createUlidGenerator } from './domain/ulid.js';
 import { ServiceError } from './errors.js';
 import { adminRoutes } from './http/adminRoutes.js';
 import { developerRoutes } from './http/developerRoutes.js';
@@ -88,7 +88,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       : (options.delivery ?? sqlDelivery);
   const projects = new ProjectsRepository(database.db);
   const admin = createAdmin(database.db, clock);
-  const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: () => ulid(clock()) };
+  const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: createUlidGenerator(clock) };
 
   app.decorate('platform', { database, admin, preferences, delivery, fanout });
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { getAddress } from 'viem';
 import { buildPlatformApp, type PlatformServerOptions } from '../src/index.js';
 
 export interface Backend {
@@ -122,5 +123,5 @@ export async function startApp(
 
 /** A deterministic EIP-55 address from a number. */
 export function addressOf(n: number): string {
-  return `0x${n.toString(16).padStart(40, '0')}`;
+  return getAddress(`0x${n.toString(16).padStart(40, '0')}`);
 }
