@@ -20,6 +20,15 @@ export async function startFakeRpc(
 ): Promise<FakeRpc> {
   const calls: FakeRpc['calls'] = [];
   const server: Server = createServer((req, res) => {
+    // CORS, so that a wallet in a browser page may call it (as it must call a real node).
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-allow-headers', 'content-type');
+    res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     let body = '';
     req.on('data', (chunk) => {
       body += chunk;
