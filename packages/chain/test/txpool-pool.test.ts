@@ -484,3 +484,78 @@ describe('a rising base fee reorders eviction', () => {
     expect(p.get(b.hash)).toBe(b);
   });
 });
+
+describe('random operations keep the views consistent', () => {
+  test('status, content, get, best and pendingNonce agree after every step', async () => {
+    const senders = accounts.slice(0, 5);
+    const signed: Uint8Array[] = [];
+    for (const [i, s] of senders.entries()) {
+      for (let n = 0; n < 12; n++) {
+        for (const tip of [1n, 3n, 5n, 8n]) {
+          signed.push(await tx(s, { nonce: n, tip: tip * GWEI + BigInt(i), fee: (tip + 1n) * 30n * GWEI }));
+        }
+      }
+    }
+    let seed = 42;
+    const random = (k: number): number => {
+      // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % k;
+    };
+    const p = makePool({ globalSlots: 7, globalQueue: 3, accountSlots: 2, accountQueue: 2 });
+    for (let step = 0; step < 400; step++) {
+      const op = random(10);
+      const { pending } = p.content();
+      if (op < 8) {
+        // Mostly near the sender's next nonce, sometimes stale or far ahead.
+        const i = random(senders.length);
+        const base = Number(await p.pendingNonce(senders[i].address));
+        const n = Math.min(11, Math.max(0, base - 1 + random(4)));
+        await p.add(signed[(i * 12 + n) * 4 + random(4)]).catch((err) => {
+          if (!(err instanceof TxPoolError)) throw err;
+        });
+      } else if (op < 9) {
+        const s = senders[random(senders.length)];
+        const first = pending.get(addr(s))?.values().next().value;
+        if (first) {
+          state.setNonce(s, first.nonce + 1n);
+          await p.onIncluded([first]);
+        }
+      } else {
+        const all = [...pending.values()].flatMap((m) => [...m.values()]);
+        if (all.length > 0) p.onRejected(all[random(all.length)].hash, 'random');
+      }
+
+      const content = p.content();
+      const count = (m: Map<Hex, Map<bigint, PoolTransaction>>) =>
+        [...m.values()].reduce((n, x) => n + x.size, 0);
+      expect(p.status()).toEqual({ pending: count(content.pending), queued: count(content.queued) });
+      expect(count(content.pending) + count(content.queued)).toBeLessThanOrEqual(10);
+      for (const s of senders) {
+        const stateNonce = await state.getNonce(s.address);
+        const mine = [...(content.pending.get(addr(s))?.keys() ?? [])];
+        expect(mine).toEqual(mine.map((_, i) => stateNonce + BigInt(i)));
+        const next = stateNonce + BigInt(mine.length);
+        for (const n of content.queued.get(addr(s))?.keys() ?? []) expect(n > next).toBe(true);
+        expect(await p.pendingNonce(s.address)).toBe(next);
+        for (const which of [content.pending, content.queued]) {
+          for (const [n, t] of which.get(addr(s)) ?? []) {
+            expect(t.nonce).toBe(n);
+            expect(t.sender).toBe(addr(s));
+            expect(p.get(t.hash)).toBe(t);
+          }
+        }
+      }
+      const order = [...p.best(1n)];
+      expect(order).toHaveLength(count(content.pending));
+      const lastNonce = new Map<Hex, bigint>();
+      for (const t of order) {
+        const prev = lastNonce.get(t.sender);
+        if (prev !== undefined) expect(t.nonce).toBe(prev + 1n);
+        lastNonce.set(t.sender, t.nonce);
+      }
+    }
+  });
+});

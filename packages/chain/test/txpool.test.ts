@@ -143,6 +143,26 @@ async function raw1559(
   return new Uint8Array([2, ...signed]);
 }
 
+/** A type-4 transaction with an empty authorization list, which viem will not sign. */
+async function rawSetCodeWithoutAuthorizations(key: Hex): Promise<Uint8Array> {
+  const body = [
+    BIG(BigInt(CHAIN_ID)),
+    BIG(0n),
+    BIG(GWEI),
+    BIG(10n * GWEI),
+    BIG(100_000n),
+    hexToBytes(RECIPIENT),
+    BIG(0n),
+    new Uint8Array(),
+    [],
+    [],
+  ];
+  const hash = keccak256(new Uint8Array([4, ...RLP.encode(body)]));
+  const s = await sign({ hash, privateKey: key });
+  const signed = RLP.encode([...body, BIG(BigInt(s.yParity ?? 0)), BIG(BigInt(s.r)), BIG(BigInt(s.s))]);
+  return new Uint8Array([4, ...signed]);
+}
+
 async function refusal(p: Promise<unknown>): Promise<TxPoolError> {
   try {
     await p;
@@ -452,6 +472,19 @@ describe('stateless validation', () => {
     expect(floor.message).toBe('insufficient gas for floor data gas cost: gas 60999, minimum needed 61000');
     const intrinsic = await refusal(pool.add(await eip1559(alice, { nonce: 1, data, gas: 36_999n })));
     expect(intrinsic.message).toBe('intrinsic gas too low: gas 36999, minimum needed 37000');
+  });
+
+  test('EIP-7702 without authorizations is refused', async () => {
+    const err = await refusal(pool.add(await rawSetCodeWithoutAuthorizations(keyOf(0))));
+    expect(err.message).toBe('set code tx must have at least one authorization tuple');
+  });
+
+  test('nonce 2^64-1 is refused (EIP-2681); 2^64-2 is accepted (queued)', async () => {
+    const prices = { maxFeePerGas: 5n * GWEI, maxPriorityFeePerGas: GWEI };
+    const err = await refusal(pool.add(await raw1559(keyOf(0), { ...prices, nonce: 2n ** 64n - 1n })));
+    expect(err.message).toMatch(/^nonce has max value: /);
+    await pool.add(await raw1559(keyOf(0), { ...prices, nonce: 2n ** 64n - 2n }));
+    expect(pool.status()).toEqual({ pending: 0, queued: 1 });
   });
 
   test('transaction underpriced: a tip below the pool minimum', async () => {
