@@ -6,7 +6,10 @@
 // Both tries start from the same committed 20,000-account state; each run applies the same
 // 2,000 changes (1,800 existing accounts rewritten, 200 new) to a fresh view of it.
 import { createMPT } from '@ethereumjs/mpt';
-import { availableParallelism, loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { RLP } from '@ethereumjs/rlp';
 import { initKeccak, keccak256 } from '../dist/crypto/keccak.js';
 import { MemoryNodeStore, MerkleTrie } from '../dist/trie/index.js';
@@ -84,10 +87,34 @@ const withCommit = await time(async () => {
   return t.commit().nodes.length;
 });
 
+// the same state in LevelDB (as storage/ keeps it): reopen at the root and apply the batch
+const dir = mkdtempSync(join(tmpdir(), 'wharf-bench-trie-'));
+const level = new ClassicLevel(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+await level.batch(nodes.map(([hash, encoded]) => ({ type: 'put', key: hash, value: encoded })));
+const levelGet = { get: (hash) => level.get(hash) };
+const levelGetMany = { get: (hash) => level.get(hash), getMany: (hashes) => level.getMany(hashes) };
+const fromLevelGet = await time(async () => {
+  const t = MerkleTrie.at(baseRoot, levelGet);
+  await t.update(hashedChanges);
+  return t.root();
+});
+const fromLevel = await time(async () => {
+  const t = MerkleTrie.at(baseRoot, levelGetMany);
+  await t.update(hashedChanges);
+  return t.root();
+});
+await level.close();
+rmSync(dir, { recursive: true, force: true });
+for (const r of [fromLevel.result, fromLevelGet.result]) {
+  if (hex(r) !== hex(warm.result)) throw new Error('roots differ');
+}
+
 const f = (ms) => `${ms.toFixed(1)} ms`;
 const g = (r) => `${f(r.ms)} (best ${f(r.min)})`;
 if (process.env.WHARF_ONLY) {
-  console.log(`wharf: memory ${g(warm)}, +commit ${g(withCommit)}, reopened ${g(cold)}, build ${f(buildMs)}`);
+  console.log(
+    `wharf: memory ${g(warm)}, +commit ${g(withCommit)}, reopened ${g(cold)}, from LevelDB ${g(fromLevel)} (get only ${g(fromLevelGet)}), build ${f(buildMs)}`,
+  );
   process.exit(0);
 }
 
@@ -119,6 +146,8 @@ console.log(
 console.log(`  wharf MerkleTrie, nodes in memory        ${g(warm)}`);
 console.log(`  wharf MerkleTrie, + commit()             ${g(withCommit)}  (${withCommit.result} nodes)`);
 console.log(`  wharf MerkleTrie, reopened from store    ${g(cold)}  (decodes the touched nodes)`);
+console.log(`  wharf MerkleTrie, reopened from LevelDB  ${g(fromLevel)}  (classic-level getMany)`);
+console.log(`  wharf MerkleTrie, same, get only         ${g(fromLevelGet)}  (one level.get per node)`);
 console.log(`  @ethereumjs/mpt, default keccak (noble)  ${g(mptNoble)}`);
 console.log(`  @ethereumjs/mpt, hash-wasm keccak        ${g(mptWasm)}`);
 console.log(

@@ -254,6 +254,18 @@ class SlowStore extends MemoryNodeStore {
   }
 }
 
+/** A store with getMany (as LevelDB has), answering asynchronously. */
+class BatchStore extends MemoryNodeStore {
+  calls = 0;
+  asked = 0;
+  async getMany(hashes: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    this.calls++;
+    this.asked += hashes.length;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return Promise.all(hashes.map((h) => super.get(h)));
+  }
+}
+
 describe('MerkleTrie over an asynchronous store', () => {
   it('update() reads the nodes of a batch concurrently, each once, and concurrent batches compose', async () => {
     const r = rng(42);
@@ -277,6 +289,36 @@ describe('MerkleTrie over an asynchronous store', () => {
     expect(store.maxInFlight).toBeGreaterThan(10);
     // each stored node is read once, even when both batches need it at the same time
     expect(store.reads).toBe(store.readHashes.size);
+  });
+});
+
+describe('MerkleTrie over a store with getMany', () => {
+  it('update() reads each round of nodes with one call; get() still uses get', async () => {
+    const r = rng(43);
+    const store = new BatchStore();
+    const t = MerkleTrie.empty(store);
+    const keys = Array.from({ length: 500 }, () => randomBytes(r, 32));
+    await t.update(keys.map((k) => [k, randomValue(r)]));
+    const { root, nodes } = t.commit();
+    store.putAll(nodes);
+    const batch = keys.slice(0, 200).map((k, i) => [k, i % 3 === 0 ? undefined : randomValue(r)] as const);
+    const warm = t.copy();
+    await warm.update(batch);
+
+    const cold = MerkleTrie.at(root, store);
+    await Promise.all([cold.update(batch.slice(0, 100)), cold.update(batch.slice(100))]);
+    expect(hex(cold.root())).toBe(hex(warm.root()));
+    // one call per trie level (and per batch), not one per node
+    expect(store.calls).toBeLessThanOrEqual(16);
+    expect(store.asked).toBeGreaterThan(200);
+    expect(await cold.get(keys[400])).toEqual(await t.get(keys[400]));
+  });
+
+  it('a node missing from a getMany store is TRIE_MISSING_NODE', async () => {
+    const t = MerkleTrie.at(keccak256(Uint8Array.of(7)), new BatchStore());
+    await expect(t.update([[Uint8Array.of(1), Uint8Array.of(1)]])).rejects.toMatchObject({
+      code: 'TRIE_MISSING_NODE',
+    });
   });
 });
 

@@ -130,7 +130,7 @@ export class MerkleTrie {
         this.rootNode = root;
         return;
       }
-      await Promise.all(Array.from(missing, (m) => this.load(m)));
+      await this.loadAll(missing);
     }
   }
 
@@ -245,7 +245,7 @@ export class MerkleTrie {
         }
       }
       if (missing.size === 0) return;
-      await Promise.all(Array.from(missing, (m) => this.load(m)));
+      await this.loadAll(missing);
       walks = next;
     }
   }
@@ -264,14 +264,36 @@ export class MerkleTrie {
   }
 
   private async read(node: HashNode): Promise<void> {
-    const enc = this.store === undefined ? undefined : await this.store.get(node.ref);
-    if (enc === undefined) {
-      throw new TrieError(
-        'TRIE_MISSING_NODE',
-        `trie node ${Buffer.from(node.ref).toString('hex')} is not in the store`,
-      );
+    install(node, this.store === undefined ? undefined : await this.store.get(node.ref));
+  }
+
+  /** Loads `nodes`: with one store.getMany call when the store has it, else one get each. */
+  private async loadAll(nodes: Iterable<HashNode>): Promise<void> {
+    const store = this.store;
+    if (store?.getMany === undefined) {
+      await Promise.all(Array.from(nodes, (n) => this.load(n)));
+      return;
     }
-    node.resolved ??= decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
+    const todo: HashNode[] = [];
+    const waits: Promise<void>[] = [];
+    for (const n of nodes) {
+      if (n.resolved !== undefined) continue;
+      if (n.loading !== undefined) waits.push(n.loading);
+      else todo.push(n);
+    }
+    if (todo.length > 0) {
+      const batch = store
+        .getMany(todo.map((n) => n.ref))
+        .then((encs) => {
+          for (let i = 0; i < todo.length; i++) install(todo[i], encs[i]);
+        })
+        .finally(() => {
+          for (const n of todo) n.loading = undefined;
+        });
+      for (const n of todo) n.loading = batch;
+      waits.push(batch);
+    }
+    await Promise.all(waits);
   }
 }
 
@@ -314,6 +336,17 @@ function applyTo(root: TrieNode | undefined, nibbles: Uint8Array, value: Uint8Ar
   return value === undefined || value.length === 0
     ? remove(root, nibbles, 0)
     : insert(root, nibbles, 0, value);
+}
+
+/** Decodes a node read from the store into its HashNode (TRIE_MISSING_NODE if not found). */
+function install(node: HashNode, enc: Uint8Array | undefined): void {
+  if (enc === undefined) {
+    throw new TrieError(
+      'TRIE_MISSING_NODE',
+      `trie node ${Buffer.from(node.ref).toString('hex')} is not in the store`,
+    );
+  }
+  node.resolved ??= decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
 }
 
 /** The RLP encoding of a hashed node. */

@@ -13,6 +13,11 @@
 export interface TrieNodeStore {
   /** The RLP encoding of the node whose keccak256 is `hash`, or undefined if unknown. */
   get(hash: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * Optional: many nodes in one call, in the order asked (LevelDB's `getMany`). When present,
+   * `update()` reads each round of nodes it needs with one call instead of one `get` each.
+   */
+  getMany?(hashes: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
 }
 
 /** A node to persist: its keccak256 and its RLP encoding. */
