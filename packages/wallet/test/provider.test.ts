@@ -571,3 +571,71 @@ describe('shared storage', () => {
     await rm(dir, { recursive: true, force: true });
   });
 });
+
+describe('fee fallbacks', () => {
+  it('uses the latest block when the pending one has no base fee, and 1 gwei when eth_maxPriorityFeePerGas is missing', async () => {
+    const fake = await startFakeRpc('0x7a69', {
+      eth_getTransactionCount: () => '0x0',
+      eth_estimateGas: () => '0x5208',
+      eth_getBlockByNumber: ([tag]) => (tag === 'pending' ? null : { baseFeePerGas: '0x64' }),
+      eth_sendRawTransaction: () => `0x${'cd'.repeat(32)}`,
+    });
+    const provider = createWalletProvider({
+      privateKeys: [KEY0],
+      approve: async () => true,
+      chains: [
+        {
+          chainId: 31337,
+          chainName: 'l',
+          nativeCurrency: { name: 'E', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [fake.url],
+        },
+      ],
+    });
+    await provider.request({ method: 'eth_requestAccounts' });
+    await provider.request({ method: 'eth_sendTransaction', params: [{ to: TO }] });
+    expect(fake.calls.map((c) => c.method)).toEqual([
+      'eth_getTransactionCount',
+      'eth_estimateGas',
+      'eth_maxPriorityFeePerGas',
+      'eth_getBlockByNumber',
+      'eth_getBlockByNumber',
+      'eth_sendRawTransaction',
+    ]);
+    const tx = parseTransaction(fake.calls.at(-1)!.params[0] as `0x${string}`);
+    expect(tx).toMatchObject({
+      type: 'eip1559',
+      maxPriorityFeePerGas: 1_000_000_000n,
+      maxFeePerGas: 200n + 1_000_000_000n,
+    });
+    await fake.close();
+  });
+
+  it('sends a legacy transaction on a chain without base fee', async () => {
+    const fake = await startFakeRpc('0x7a69', {
+      eth_getTransactionCount: () => '0x1',
+      eth_estimateGas: () => '0x5208',
+      eth_maxPriorityFeePerGas: () => '0x0',
+      eth_getBlockByNumber: () => ({ number: '0x1' }),
+      eth_gasPrice: () => '0x77',
+      eth_sendRawTransaction: () => `0x${'ef'.repeat(32)}`,
+    });
+    const provider = createWalletProvider({
+      privateKeys: [KEY0],
+      approve: async () => true,
+      chains: [
+        {
+          chainId: 31337,
+          chainName: 'l',
+          nativeCurrency: { name: 'E', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [fake.url],
+        },
+      ],
+    });
+    await provider.request({ method: 'eth_requestAccounts' });
+    await provider.request({ method: 'eth_sendTransaction', params: [{ to: TO }] });
+    const tx = parseTransaction(fake.calls.at(-1)!.params[0] as `0x${string}`);
+    expect(tx).toMatchObject({ type: 'legacy', gasPrice: 0x77n, nonce: 1, chainId: 31337 });
+    await fake.close();
+  });
+});
