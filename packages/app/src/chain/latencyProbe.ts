@@ -1,7 +1,7 @@
 /**
  * Submit-to-pending latency: sign a zero-value self-transfer from the last dev account, then time
- * from eth_sendRawTransaction to the moment the node answers its receipt (it does for
- * pre-confirmed transactions). Signing and fee lookups happen before the clock starts.
+ * from eth_sendRawTransaction to the moment the transaction is in the pending block (or has
+ * a receipt). Signing and fee lookups happen before the clock starts.
  */
 import { rpc } from '../api/rpc.js';
 import { devAccounts } from '../auth/devAccounts.js';
@@ -36,8 +36,13 @@ export async function probeLatency(
   const started = performance.now();
   const hash = await rpc<string>(rpcUrl, 'eth_sendRawTransaction', [signed]);
   while (performance.now() - started < timeoutMs) {
-    const receipt = await rpc<unknown>(rpcUrl, 'eth_getTransactionReceipt', [hash]);
-    if (receipt) return { hash, latencyMs: Math.round(performance.now() - started) };
+    // In the pending block (pre-confirmed), or already sealed: either way it is in.
+    const [pending, receipt] = await Promise.all([
+      rpc<{ transactions?: string[] } | null>(rpcUrl, 'eth_getBlockByNumber', ['pending', false]),
+      rpc<unknown>(rpcUrl, 'eth_getTransactionReceipt', [hash]),
+    ]);
+    if (receipt || pending?.transactions?.includes(hash))
+      return { hash, latencyMs: Math.round(performance.now() - started) };
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`the probe ${hash} was not pre-confirmed within ${timeoutMs / 1000} s`);

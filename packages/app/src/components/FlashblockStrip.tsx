@@ -7,13 +7,18 @@ export function FlashblockStrip({ block }: { block: BuildingBlock | undefined })
   return (
     <div className="flash-strip" role="img" aria-label="Flashblocks of the block being built">
       {slots.map((slot, i) => {
-        const fill = slot.txs === 0 ? (slot.seen ? 6 : 0) : 14 + (86 * slot.txs) / most;
+        const fill = slot.txs === 0 ? 0 : 14 + (86 * slot.txs) / most;
         const cls = ['flash-slot', slot.seen && 'seen', block?.current === i && 'current']
           .filter(Boolean)
           .join(' ');
         return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the slot position is its identity
-          <div key={i} className={cls} title={`Flashblock ${i + 1}: ${slot.txs} tx, ${slot.gas} gas`}>
+          <div
+            // biome-ignore lint/suspicious/noArrayIndexKey: the slot position is its identity
+            key={i}
+            className={cls}
+            data-txs={slot.txs}
+            title={`Flashblock ${i + 1}: ${slot.txs} tx, ${slot.gas} gas`}
+          >
             <div className="flash-fill" style={{ height: `${fill}%` }} />
             <span className="flash-count">{slot.seen ? slot.txs : ''}</span>
             <span className="flash-index">{i + 1}</span>

@@ -1,6 +1,6 @@
 /**
- * Send ether and watch it land: after eth_sendTransaction we poll the receipt, which the node
- * answers for pre-confirmed transactions, and show the submit-to-pending latency.
+ * Send ether and watch it land: after eth_sendTransaction we poll the pending block until the
+ * transaction is in it (pre-confirmed), and show the submit-to-pending latency.
  */
 import type { WalletProvider } from '@wharf/wallet';
 import { type FormEvent, useState } from 'react';
@@ -51,11 +51,12 @@ export function TransferForm({
       setOutcome({ hash });
       const deadline = started + 15_000;
       while (performance.now() < deadline) {
-        const receipt = (await provider.request({ method: 'eth_getTransactionReceipt', params: [hash] })) as {
-          status?: string;
-        } | null;
-        if (receipt) {
-          setOutcome({ hash, latencyMs: Math.round(performance.now() - started), status: receipt.status });
+        const [pending, receipt] = (await Promise.all([
+          provider.request({ method: 'eth_getBlockByNumber', params: ['pending', false] }),
+          provider.request({ method: 'eth_getTransactionReceipt', params: [hash] }),
+        ])) as [{ transactions?: string[] } | null, { status?: string } | null];
+        if (receipt || pending?.transactions?.includes(hash)) {
+          setOutcome({ hash, latencyMs: Math.round(performance.now() - started), status: receipt?.status });
           break;
         }
         await new Promise((r) => setTimeout(r, 40));

@@ -22,7 +22,8 @@ export function UsersPanel({ project }: { project: Project }) {
   const page = useAsync(
     async () =>
       key && appUrl ? createDeveloperApi(key).users(appUrl, { cursor, limit: PAGE, enabledOnly }) : undefined,
-    [key, appUrl, enabledOnly, cursor],
+    // Whitelisting changes the answer (403 before), so it reloads the page.
+    [key, appUrl, enabledOnly, cursor, project.whitelisted],
   );
   const reset = () => setCursors([undefined]);
 

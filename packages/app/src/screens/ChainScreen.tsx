@@ -23,6 +23,9 @@ export function ChainScreen() {
   const [probing, setProbing] = useState(false);
   const [probeError, setProbeError] = useState<string>();
   const b = feed.building;
+  // The pending block has no number over JSON-RPC; it is the head's successor.
+  const head = feed.sealed[0];
+  const number = b?.number ?? (head && b?.parentHash === head.hash ? head.number + 1n : undefined);
 
   const probe = async () => {
     if (!config.data) return;
@@ -64,9 +67,7 @@ export function ChainScreen() {
       <section className="card">
         <div className="card-header">
           <div>
-            <h3>
-              {b?.number !== undefined ? `Block ${fmt.format(b.number)} being built` : 'Block being built'}
-            </h3>
+            <h3>{number !== undefined ? `Block ${fmt.format(number)} being built` : 'Block being built'}</h3>
             <p className="muted small">Ten flashblocks of 200 ms, sealed every 2 s</p>
           </div>
           <div className="stat-row">
@@ -113,7 +114,9 @@ export function ChainScreen() {
                         }}
                       />
                     </div>
-                    <span className="muted xs mono">{shortAddress(s.hash)}</span>
+                    <span className="muted xs">
+                      <span className="mono">{shortAddress(s.hash)}</span> · {fmt.format(s.gasUsed)} gas
+                    </span>
                   </div>
                   <span className="badge">{s.txCount} tx</span>
                 </li>
@@ -150,7 +153,7 @@ export function ChainScreen() {
             {probeError ? <p className="field-error">{probeError}</p> : null}
             <p className="muted xs">
               A zero-value transfer from dev account 9, timed from <code>eth_sendRawTransaction</code> to its
-              pre-confirmed receipt.
+              appearance in the pending block.
             </p>
           </div>
         </section>
