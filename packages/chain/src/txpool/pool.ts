@@ -41,8 +41,6 @@ export const TX_POOL_DEFAULTS = {
   allowUnprotected: false,
 } as const;
 
-const MAX_NONCE = 2n ** 64n - 1n;
-
 interface Entry extends HeapItem {
   ptx: PoolTransaction;
   /** gasLimit * maxFeePerGas + value. */
@@ -185,9 +183,6 @@ class LegacyPool implements TxPool {
       baseFee: this.config.baseFee(),
       minTip: this.settings.priceLimit,
     });
-    if (decoded.nonce === MAX_NONCE) {
-      throw poolError('nonceMax', `address ${sender}, nonce: ${decoded.nonce}`);
-    }
     const { nonce: stateNonce, balance } = await this.readAccount(sender);
 
     // Synchronous from here: no other operation interleaves.

@@ -2,9 +2,9 @@
  * Validation in geth's order (core/txpool/validation.go, legacypool.add, ethapi.SubmitTransaction).
  *
  *   submission   tx fee cap -> EIP-155 replay protection                         (validateSubmission)
- *   stateless    size -> initcode size -> block gas limit -> tip <= fee cap -> sender / chain id
- *                -> intrinsic gas -> floor data gas -> minimum tip -> 7702 authorizations
- *                -> base fee                                                      (validateStateless)
+ *   stateless    size -> initcode size -> block gas limit -> tip <= fee cap -> 7702 authorizations
+ *                -> sender / chain id -> nonce < 2^64-1 -> intrinsic gas -> floor data gas
+ *                -> minimum tip -> base fee                                       (validateStateless)
  *   with state   nonce too low -> funds for this tx -> funds with the pending ones (validateWithState)
  */
 import { type DecodedTransaction, type RecoveryCrypto, recoverSender } from './decode.js';
@@ -15,6 +15,8 @@ import type { Hex } from './types.js';
 
 /** geth's txMaxSize: 4 slots of 32 KiB. */
 export const TX_MAX_SIZE = 4 * 32 * 1024;
+/** EIP-2681: a nonce must stay below 2^64 - 1 so that it can be incremented. */
+const MAX_NONCE = 2n ** 64n - 1n;
 /** geth's txSlotSize: pool capacity is counted in 32 KiB slots. */
 export const TX_SLOT_SIZE = 32 * 1024;
 
@@ -58,6 +60,7 @@ export function validateStateless(decoded: DecodedTransaction, rules: StatelessR
   }
   if (decoded.type === 4 && decoded.authorizations === 0) throw poolError('emptyAuthList');
   const sender = recoverSender(decoded, rules.chainId, rules.crypto);
+  if (decoded.nonce === MAX_NONCE) throw poolError('nonceMax', `address ${sender}, nonce: ${decoded.nonce}`);
   const intrinsic = intrinsicGas({
     data: decoded.data,
     isCreate: decoded.to === undefined,
