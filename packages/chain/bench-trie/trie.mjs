@@ -2,21 +2,25 @@
 // wharf's MerkleTrie vs @ethereumjs/mpt 10 (with its default keccak, and with hash-wasm's).
 //
 //   npx tsc -b packages/chain && node packages/chain/bench-trie/trie.mjs [accounts] [updates] [runs]
+//   WHARF_ONLY=1 node packages/chain/bench-trie/trie.mjs      # skip @ethereumjs/mpt (faster)
 //
-// Both tries start from the same committed 20,000-account state; each run applies the same
-// 2,000 changes (1,800 existing accounts rewritten, 200 new) to a fresh view of it.
-import { createMPT } from '@ethereumjs/mpt';
+// Every variant starts from the same committed 20,000-account state and applies the same
+// 2,000 changes (90% existing accounts rewritten, 10% new) to a fresh view of it. Variants run
+// interleaved, one run of each per round, so that load from other processes on a shared
+// machine falls on all of them alike; the median and the best run are printed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClassicLevel } from 'classic-level';
+import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
+import { ClassicLevel } from 'classic-level';
 import { initKeccak, keccak256 } from '../dist/crypto/keccak.js';
 import { MemoryNodeStore, MerkleTrie } from '../dist/trie/index.js';
 
 const ACCOUNTS = Number(process.argv[2] ?? 20_000);
 const UPDATES = Number(process.argv[3] ?? 2_000);
-const RUNS = Number(process.argv[4] ?? 7);
+const RUNS = Number(process.argv[4] ?? 9);
+const WHARF_ONLY = Boolean(process.env.WHARF_ONLY);
 
 await initKeccak();
 
@@ -47,22 +51,9 @@ for (let i = 0; i < UPDATES; i++) {
   changes.push([a, account(1 + (i % 50), BigInt(rand()) * 10n ** 9n)]);
 }
 const hashedChanges = changes.map(([a, v]) => [keccak256(a), v]);
-
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-async function time(fn) {
-  const out = [];
-  let result;
-  for (let i = 0; i < 2; i++) await fn(); // warm-up: let the JIT settle
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    result = await fn();
-    out.push(performance.now() - t0);
-  }
-  return { ms: median(out), min: Math.min(...out), result };
-}
 const hex = (b) => Buffer.from(b).toString('hex');
 
-// ---- wharf MerkleTrie ----------------------------------------------------------------------
+// ---- the base state, committed ------------------------------------------------------------
 const store = new MemoryNodeStore();
 const base = MerkleTrie.empty(store);
 let t0 = performance.now();
@@ -71,88 +62,121 @@ const { root: baseRoot, nodes } = base.commit();
 store.putAll(nodes);
 const buildMs = performance.now() - t0;
 
-const warm = await time(async () => {
-  const t = base.copy();
-  await t.update(hashedChanges);
-  return t.root();
-});
-const cold = await time(async () => {
-  const t = MerkleTrie.at(baseRoot, store);
-  await t.update(hashedChanges);
-  return t.root();
-});
-const withCommit = await time(async () => {
-  const t = base.copy();
-  await t.update(hashedChanges);
-  return t.commit().nodes.length;
-});
-
-// the same state in LevelDB (as storage/ keeps it): reopen at the root and apply the batch
+// the same nodes in LevelDB, as storage/ keeps them
 const dir = mkdtempSync(join(tmpdir(), 'wharf-bench-trie-'));
 const level = new ClassicLevel(dir, { keyEncoding: 'view', valueEncoding: 'view' });
 await level.batch(nodes.map(([hash, encoded]) => ({ type: 'put', key: hash, value: encoded })));
 const levelGet = { get: (hash) => level.get(hash) };
 const levelGetMany = { get: (hash) => level.get(hash), getMany: (hashes) => level.getMany(hashes) };
-const fromLevelGet = await time(async () => {
-  const t = MerkleTrie.at(baseRoot, levelGet);
-  await t.update(hashedChanges);
-  return t.root();
-});
-const fromLevel = await time(async () => {
-  const t = MerkleTrie.at(baseRoot, levelGetMany);
-  await t.update(hashedChanges);
-  return t.root();
-});
-await level.close();
-rmSync(dir, { recursive: true, force: true });
-for (const r of [fromLevel.result, fromLevelGet.result]) {
-  if (hex(r) !== hex(warm.result)) throw new Error('roots differ');
-}
 
-const f = (ms) => `${ms.toFixed(1)} ms`;
-const g = (r) => `${f(r.ms)} (best ${f(r.min)})`;
-if (process.env.WHARF_ONLY) {
-  console.log(
-    `wharf: memory ${g(warm)}, +commit ${g(withCommit)}, reopened ${g(cold)}, from LevelDB ${g(fromLevel)} (get only ${g(fromLevelGet)}), build ${f(buildMs)}`,
-  );
-  process.exit(0);
-}
+// ---- variants -----------------------------------------------------------------------------
+let committed = 0;
+const variants = [
+  [
+    'wharf MerkleTrie, nodes in memory',
+    'kept from the last commit (copy())',
+    async () => {
+      const t = base.copy();
+      await t.update(hashedChanges);
+      return t.root();
+    },
+  ],
+  [
+    'wharf MerkleTrie, + commit()',
+    'the nodes to persist',
+    async () => {
+      const t = base.copy();
+      await t.update(hashedChanges);
+      const c = t.commit();
+      committed = c.nodes.length;
+      return c.root;
+    },
+  ],
+  [
+    'wharf MerkleTrie, opened at the root',
+    'MemoryNodeStore: decodes the touched nodes',
+    async () => {
+      const t = MerkleTrie.at(baseRoot, store);
+      await t.update(hashedChanges);
+      return t.root();
+    },
+  ],
+  [
+    'wharf MerkleTrie, opened from LevelDB',
+    'classic-level, getMany',
+    async () => {
+      const t = MerkleTrie.at(baseRoot, levelGetMany);
+      await t.update(hashedChanges);
+      return t.root();
+    },
+  ],
+  [
+    'wharf MerkleTrie, opened from LevelDB',
+    'classic-level, get only',
+    async () => {
+      const t = MerkleTrie.at(baseRoot, levelGet);
+      await t.update(hashedChanges);
+      return t.root();
+    },
+  ],
+];
 
-// ---- @ethereumjs/mpt --------------------------------------------------------------------------
-const wasmKeccak = (data) => keccak256(data);
-const ref = await createMPT({ useKeyHashing: true, useKeyHashingFunction: wasmKeccak });
-t0 = performance.now();
-for (const [a, v] of initial) await ref.put(a, v);
-const refBuildMs = performance.now() - t0;
-if (hex(ref.root()) !== hex(baseRoot)) throw new Error('base roots differ');
-const db = ref.database().db;
-
-async function runMpt(opts) {
-  return time(async () => {
+let refBuildMs = 0;
+if (!WHARF_ONLY) {
+  const wasmKeccak = (data) => keccak256(data);
+  const ref = await createMPT({ useKeyHashing: true, useKeyHashingFunction: wasmKeccak });
+  t0 = performance.now();
+  for (const [a, v] of initial) await ref.put(a, v);
+  refBuildMs = performance.now() - t0;
+  if (hex(ref.root()) !== hex(baseRoot)) throw new Error('base roots differ');
+  const db = ref.database().db;
+  const mpt = (opts) => async () => {
     const t = await createMPT({ ...opts, useKeyHashing: true, db, root: baseRoot });
     for (const [a, v] of changes) await t.put(a, v);
     return t.root();
-  });
-}
-const mptNoble = await runMpt({});
-const mptWasm = await runMpt({ useKeyHashingFunction: wasmKeccak });
-for (const r of [cold.result, mptNoble.result, mptWasm.result]) {
-  if (hex(r) !== hex(warm.result)) throw new Error('roots differ');
+  };
+  variants.push(['@ethereumjs/mpt', 'default keccak (@noble/hashes)', mpt({})]);
+  variants.push(['@ethereumjs/mpt', 'hash-wasm keccak', mpt({ useKeyHashingFunction: wasmKeccak })]);
 }
 
+// ---- interleaved runs ---------------------------------------------------------------------
+const times = variants.map(() => []);
+let expected;
+for (let round = -1; round < RUNS; round++) {
+  for (let v = 0; v < variants.length; v++) {
+    const start = performance.now();
+    const root = await variants[v][2]();
+    const ms = performance.now() - start;
+    if (round >= 0) times[v].push(ms); // round -1 warms up the JIT
+    expected ??= hex(root);
+    if (hex(root) !== expected) throw new Error(`${variants[v][0]}: root differs`);
+  }
+}
+await level.close();
+rmSync(dir, { recursive: true, force: true });
+
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const f = (ms) => `${ms.toFixed(1)} ms`.padStart(10);
 console.log(
-  `${UPDATES} account updates + root in a ${ACCOUNTS}-account trie (median of ${RUNS} runs, and best; roots identical)`,
+  `${UPDATES} account updates + root in a ${ACCOUNTS}-account trie: median and best of ${RUNS} runs`,
 );
-console.log(`  wharf MerkleTrie, nodes in memory        ${g(warm)}`);
-console.log(`  wharf MerkleTrie, + commit()             ${g(withCommit)}  (${withCommit.result} nodes)`);
-console.log(`  wharf MerkleTrie, reopened from store    ${g(cold)}  (decodes the touched nodes)`);
-console.log(`  wharf MerkleTrie, reopened from LevelDB  ${g(fromLevel)}  (classic-level getMany)`);
-console.log(`  wharf MerkleTrie, same, get only         ${g(fromLevelGet)}  (one level.get per node)`);
-console.log(`  @ethereumjs/mpt, default keccak (noble)  ${g(mptNoble)}`);
-console.log(`  @ethereumjs/mpt, hash-wasm keccak        ${g(mptWasm)}`);
+console.log(`  ${'variant'.padEnd(40)} ${'median'.padStart(10)} ${'best'.padStart(10)}`);
+for (let v = 0; v < variants.length; v++) {
+  const [name, note] = variants[v];
+  console.log(`  ${name.padEnd(40)} ${f(median(times[v]))} ${f(Math.min(...times[v]))}  ${note}`);
+}
+console.log(`  roots identical; commit() lists ${committed} nodes`);
+if (!WHARF_ONLY) {
+  const m = (i) => median(times[i]);
+  const [warmI, coldI, noble, wasm] = [0, 3, variants.length - 2, variants.length - 1];
+  console.log(
+    `  speed-up (medians), in memory: ${(m(noble) / m(warmI)).toFixed(0)}x vs @ethereumjs/mpt, ` +
+      `${(m(wasm) / m(warmI)).toFixed(0)}x vs mpt + hash-wasm; from LevelDB: ` +
+      `${(m(noble) / m(coldI)).toFixed(0)}x / ${(m(wasm) / m(coldI)).toFixed(0)}x`,
+  );
+}
 console.log(
-  `  speed-up: ${(mptNoble.ms / warm.ms).toFixed(1)}x vs default mpt, ${(mptWasm.ms / warm.ms).toFixed(1)}x vs mpt+wasm` +
-    ` (cold: ${(mptNoble.ms / cold.ms).toFixed(1)}x / ${(mptWasm.ms / cold.ms).toFixed(1)}x)`,
+  `  building the ${ACCOUNTS}-account trie: wharf ${f(buildMs).trim()}` +
+    (WHARF_ONLY ? '' : `, @ethereumjs/mpt + hash-wasm ${f(refBuildMs).trim()}`),
 );
-console.log(`  build of the ${ACCOUNTS}-account trie: wharf ${f(buildMs)}, mpt+wasm ${f(refBuildMs)}`);
-console.log(`  load average during the run: ${loadavg()[0].toFixed(1)} (on ${availableParallelism()} cores)`);
+console.log(`  load average at the end: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
