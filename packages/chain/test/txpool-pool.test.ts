@@ -217,6 +217,23 @@ describe('nonce gaps', () => {
   });
 });
 
+describe('lifetime', () => {
+  test('queued transactions older than the lifetime leave; pending ones stay', async () => {
+    const p = makePool({ lifetimeMs: 1_000 });
+    clock = 0;
+    const pending = await p.add(await tx(alice, { nonce: 0 }));
+    const old = await p.add(await tx(bob, { nonce: 2 }));
+    clock = 900;
+    const young = await p.add(await tx(carol, { nonce: 2 }));
+    clock = 1_500;
+    await p.add(await tx(dave, { nonce: 0 }));
+    expect(p.get(old.hash)).toBeUndefined();
+    expect(p.get(young.hash)).toBe(young);
+    expect(p.get(pending.hash)).toBe(pending);
+    expect(p.status()).toEqual({ pending: 2, queued: 1 });
+  });
+});
+
 describe('pool full: eviction', () => {
   // Capacity 3 = globalSlots 2 + globalQueue 1.
   const full = () => makePool({ globalSlots: 2, globalQueue: 1 });
@@ -504,7 +521,7 @@ describe('random operations keep the views consistent', () => {
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) % k;
     };
-    const p = makePool({ globalSlots: 7, globalQueue: 3, accountSlots: 2, accountQueue: 2 });
+    const p = makePool({ globalSlots: 7, globalQueue: 3, accountSlots: 2, accountQueue: 2, lifetimeMs: 40 });
     for (let step = 0; step < 400; step++) {
       const op = random(10);
       const { pending } = p.content();

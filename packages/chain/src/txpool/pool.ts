@@ -39,6 +39,7 @@ export const TX_POOL_DEFAULTS = {
   accountQueue: 64,
   globalQueue: 1024,
   allowUnprotected: false,
+  lifetimeMs: 3 * 60 * 60 * 1000,
 } as const;
 
 interface Entry extends HeapItem {
@@ -140,6 +141,9 @@ class LegacyPool implements TxPool {
   /** Eviction order: the cheapest (then the highest nonce, then the newest) on top. */
   private readonly pendingHeap: IndexedHeap<Entry>;
   private readonly queuedHeap: IndexedHeap<Entry>;
+  /** Queued entries in the order they were queued (for the lifetime). */
+  private readonly queuedByAge = new Set<Entry>();
+  private readonly lifetimeMs: number;
   private heapBaseFee: bigint;
   private pendingCount = 0;
   private queuedCount = 0;
@@ -158,6 +162,7 @@ class LegacyPool implements TxPool {
       allowUnprotected: config.allowUnprotected ?? TX_POOL_DEFAULTS.allowUnprotected,
     };
     this.maxSlots = this.settings.globalSlots + this.settings.globalQueue;
+    this.lifetimeMs = config.lifetimeMs ?? TX_POOL_DEFAULTS.lifetimeMs;
     this.state = config.state;
     this.now = config.now ?? Date.now;
     const custom = config.common.customCrypto ?? {};
@@ -188,6 +193,7 @@ class LegacyPool implements TxPool {
     // Synchronous from here: no other operation interleaves.
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
     this.syncBaseFee();
+    this.expireQueued();
     const existing = this.accounts.get(sender);
     if (existing) this.advanceNonce(existing, stateNonce);
     const account = this.accounts.get(sender);
@@ -393,9 +399,11 @@ class LegacyPool implements TxPool {
       this.pendingHeap.push(entry);
     } else {
       this.queuedHeap.remove(old);
+      this.queuedByAge.delete(old);
       account.queued.set(entry.ptx.nonce, entry);
       entry.pending = false;
       this.queuedHeap.push(entry);
+      this.queuedByAge.add(entry);
     }
   }
 
@@ -490,15 +498,32 @@ class LegacyPool implements TxPool {
     entry.account.queued.set(entry.ptx.nonce, entry);
     this.queuedCount++;
     this.queuedHeap.push(entry);
+    this.queuedByAge.add(entry);
+  }
+
+  /** Takes a queued entry out of the queue structures (not out of byHash). */
+  private unqueue(entry: Entry): void {
+    entry.account.queued.delete(entry.ptx.nonce);
+    this.queuedCount--;
+    this.queuedHeap.remove(entry);
+    this.queuedByAge.delete(entry);
+  }
+
+  /** geth's --txpool.lifetime: queued transactions older than `lifetimeMs` leave. */
+  private expireQueued(): void {
+    if (this.lifetimeMs <= 0 || this.queuedByAge.size === 0) return;
+    const deadline = this.now() - this.lifetimeMs;
+    for (const entry of this.queuedByAge) {
+      if (entry.ptx.receivedAt >= deadline) break;
+      this.removeEntry(entry);
+    }
   }
 
   /** Moves queued transactions that became contiguous into pending, in nonce order. */
   private promote(account: Account): void {
     let next = account.nonce + BigInt(account.pending.length);
     for (let entry = account.queued.get(next); entry !== undefined; entry = account.queued.get(next)) {
-      account.queued.delete(next);
-      this.queuedCount--;
-      this.queuedHeap.remove(entry);
+      this.unqueue(entry);
       this.addPending(entry);
       next++;
     }
@@ -518,10 +543,8 @@ class LegacyPool implements TxPool {
     if (account.queued.size > 0) {
       for (const [n, entry] of account.queued) {
         if (n >= nonce) continue;
-        account.queued.delete(n);
         this.forget(entry);
-        this.queuedCount--;
-        this.queuedHeap.remove(entry);
+        this.unqueue(entry);
       }
     }
     account.nonce = nonce;
@@ -547,9 +570,7 @@ class LegacyPool implements TxPool {
         this.addQueued(demoted);
       }
     } else {
-      account.queued.delete(entry.ptx.nonce);
-      this.queuedCount--;
-      this.queuedHeap.remove(entry);
+      this.unqueue(entry);
     }
     this.dropIfEmpty(account);
   }

@@ -59,6 +59,8 @@ export interface TxPoolConfig {
   globalQueue?: number;
   /** Accept transactions without EIP-155 replay protection (geth --rpc.allow-unprotected-txs). */
   allowUnprotected?: boolean;
+  /** Queued (future) transactions older than this leave the pool (geth --txpool.lifetime, default 3 h; 0 = never). */
+  lifetimeMs?: number;
   now?: () => number;
 }
 
