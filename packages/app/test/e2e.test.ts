@@ -57,7 +57,13 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
   async function open(viewport: keyof typeof viewports): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: viewports[viewport], baseURL: wharf.url });
     if (wharf.rpcUrl)
-      await context.addInitScript((rpc) => localStorage.setItem('wharf:rpcUrl', rpc), wharf.rpcUrl);
+      await context.addInitScript(
+        ([rpc, app]) => {
+          const g = globalThis as any;
+          if (g.location.origin === app) g.localStorage.setItem('wharf:rpcUrl', rpc);
+        },
+        [wharf.rpcUrl, new URL(wharf.url).origin] as const,
+      );
     const page = await context.newPage();
     return { context, page };
   }

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { AppIcon, appHost } from '../components/AppIcon.js';
 import { Icon } from '../components/Icon.js';
+import { Loading } from '../components/States.js';
 import { useWallet } from '../wallet/useWallet.js';
 import { attachFrameBridge } from '../wallet/frameBridge.js';
 import { usePlatform } from './PlatformApp.js';
@@ -21,6 +22,7 @@ export function MiniAppScreen({ url }: { url: string }) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a reload remounts the frame; the bridge follows it
   useEffect(() => {
+    // The frame renders once the wallet is ready, so the bridge listens before the app says hello.
     const element = frame.current;
     if (!element || !wallet.data) return;
     const bridge = attachFrameBridge(element, origin, wallet.data.wallet);
@@ -46,8 +48,8 @@ export function MiniAppScreen({ url }: { url: string }) {
             {path}
           </div>
         </div>
-        {bridged === false ? (
-          <span className="badge badge-warning" title="The wallet bridge is not available in this build">
+        {bridged === false || wallet.error ? (
+          <span className="badge badge-warning" title="This app cannot reach your wallet">
             No wallet
           </span>
         ) : null}
@@ -69,17 +71,21 @@ export function MiniAppScreen({ url }: { url: string }) {
           <Icon name="external" size={16} />
         </a>
       </div>
-      <iframe
-        key={reloads}
-        ref={frame}
-        className="miniapp-frame"
-        title={appHost(url)}
-        src={url}
-        sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals"
-        allow="clipboard-write"
-        referrerPolicy="strict-origin-when-cross-origin"
-        data-testid="miniapp-frame"
-      />
+      {wallet.loading && !wallet.data ? (
+        <Loading label="Connecting the wallet…" />
+      ) : (
+        <iframe
+          key={reloads}
+          ref={frame}
+          className="miniapp-frame"
+          title={appHost(url)}
+          src={url}
+          sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals"
+          allow="clipboard-write"
+          referrerPolicy="strict-origin-when-cross-origin"
+          data-testid="miniapp-frame"
+        />
+      )}
     </main>
   );
 }

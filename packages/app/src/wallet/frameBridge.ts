@@ -1,22 +1,25 @@
 /**
  * Connects one mini-app iframe to the wallet: the wallet's postMessage bridge server answers the
  * frame's requests with `wallet.provider(frameOrigin)`, so permissions, approvals and the chain
- * are the mini app's own. The mini app side announces the provider with EIP-6963.
+ * are the mini app's own. The mini app side (`installIframeWallet`) announces the provider with
+ * EIP-6963 and sets `window.ethereum`.
  */
 import type { Wallet } from '@wharf/wallet';
+import { createBridgeServer, iframeEndpoint } from '@wharf/wallet/bridge';
 
 export interface FrameBridge {
   close(): void;
 }
 
-/** Returns null while the wallet package does not export its bridge. */
 export function attachFrameBridge(
   frame: HTMLIFrameElement,
   origin: string,
   wallet: Wallet,
 ): FrameBridge | null {
-  void frame;
-  void origin;
-  void wallet;
-  return null;
+  const target = frame.contentWindow;
+  if (!target) return null;
+  return createBridgeServer({
+    provider: wallet.provider(origin),
+    endpoint: iframeEndpoint({ frame: target, origin }),
+  });
 }
