@@ -89,9 +89,24 @@ describe('parameters', () => {
   });
 
   it('checks hex', async () => {
-    await expectError('eth_getBalance', ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb9226', 'latest'], -32602, /odd length/);
-    await expectError('eth_getBalance', ['f39fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest'], -32602, /0x prefix/);
-    await expectError('eth_getBalance', ['0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest'], -32602, /invalid hex/);
+    await expectError(
+      'eth_getBalance',
+      ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb9226', 'latest'],
+      -32602,
+      /odd length/,
+    );
+    await expectError(
+      'eth_getBalance',
+      ['f39fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest'],
+      -32602,
+      /0x prefix/,
+    );
+    await expectError(
+      'eth_getBalance',
+      ['0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest'],
+      -32602,
+      /invalid hex/,
+    );
     await expectError('eth_getBalance', [`${ADDR}00`, 'latest'], -32602, /want 40/);
     await expectError('eth_getBlockByNumber', ['0x01', false], -32602, /leading zero/);
     await expectError('eth_getBlockByNumber', ['0x', false], -32602, /argument 0 \(block\)/);
@@ -116,7 +131,9 @@ describe('parameters', () => {
 
   it('refuses random bytes as a raw transaction with -32000 or -32602, never -32603', async () => {
     for (let i = 0; i < 200; i++) {
-      const { json } = await call('eth_sendRawTransaction', [`0x${randomBytes(1 + (i % 120)).toString('hex')}`]);
+      const { json } = await call('eth_sendRawTransaction', [
+        `0x${randomBytes(1 + (i % 120)).toString('hex')}`,
+      ]);
       expect(json.error, JSON.stringify(json)).toBeDefined();
       expect([-32000, -32602]).toContain(json.error.code);
     }
@@ -126,18 +143,69 @@ describe('parameters', () => {
 
 describe('fuzz', () => {
   const METHODS = [
-    'eth_getBalance', 'eth_getStorageAt', 'eth_getCode', 'eth_getTransactionCount', 'eth_call',
-    'eth_estimateGas', 'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getLogs', 'eth_getProof',
-    'eth_sendRawTransaction', 'eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_feeHistory',
-    'eth_newFilter', 'eth_getFilterChanges', 'eth_subscribe', 'debug_getRawBlock', 'txpool_contentFrom',
-    'eth_createAccessList', 'eth_getBlockReceipts', 'web3_sha3', 'eth_chainId', 'debug_traceTransaction',
+    'eth_getBalance',
+    'eth_getStorageAt',
+    'eth_getCode',
+    'eth_getTransactionCount',
+    'eth_call',
+    'eth_estimateGas',
+    'eth_getBlockByNumber',
+    'eth_getBlockByHash',
+    'eth_getLogs',
+    'eth_getProof',
+    'eth_sendRawTransaction',
+    'eth_getTransactionByHash',
+    'eth_getTransactionReceipt',
+    'eth_feeHistory',
+    'eth_newFilter',
+    'eth_getFilterChanges',
+    'eth_subscribe',
+    'debug_getRawBlock',
+    'txpool_contentFrom',
+    'eth_createAccessList',
+    'eth_getBlockReceipts',
+    'web3_sha3',
+    'eth_chainId',
+    'debug_traceTransaction',
   ];
   const VALUES: unknown[] = [
-    null, true, 0, -1, 1.5, '', '0x', '0x0', '0x00', '0x1', 'latest', 'pending', 'earliest', 'safe', 'bogus',
-    ADDR, `0x${'00'.repeat(32)}`, `0x${'ff'.repeat(32)}`, '0xzz', 'f39f', `0x${'1'.repeat(65)}`, [], {}, [null],
-    { to: ADDR }, { from: ADDR, to: ADDR, value: '0x1' }, { data: '0x1' }, { fromBlock: '0x5', toBlock: '0x1' },
-    { topics: [[], null, ['0x12']] }, { address: 5 }, { gas: '0x01' }, { blockHash: '0x12' },
-    '\u0000', 'x'.repeat(1000), [1, 2, 3, 4, 5], { blockNumber: '0x0' }, [95, 99],
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    '',
+    '0x',
+    '0x0',
+    '0x00',
+    '0x1',
+    'latest',
+    'pending',
+    'earliest',
+    'safe',
+    'bogus',
+    ADDR,
+    `0x${'00'.repeat(32)}`,
+    `0x${'ff'.repeat(32)}`,
+    '0xzz',
+    'f39f',
+    `0x${'1'.repeat(65)}`,
+    [],
+    {},
+    [null],
+    { to: ADDR },
+    { from: ADDR, to: ADDR, value: '0x1' },
+    { data: '0x1' },
+    { fromBlock: '0x5', toBlock: '0x1' },
+    { topics: [[], null, ['0x12']] },
+    { address: 5 },
+    { gas: '0x01' },
+    { blockHash: '0x12' },
+    '\u0000',
+    'x'.repeat(1000),
+    [1, 2, 3, 4, 5],
+    { blockNumber: '0x0' },
+    [95, 99],
   ];
   const pick = <T>(a: readonly T[]) => a[Math.floor(Math.random() * a.length)];
 

@@ -21,9 +21,13 @@ afterEach(() => {
 });
 
 function startChild(dataDir: string, blockTime = 0): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, String(blockTime)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, String(blockTime)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -69,14 +73,19 @@ describe('restart', () => {
     await sendTransfers(a.url, 3, 0);
     await waitFor(async () => (await rpc(a.url, 'eth_blockNumber')) === '0x3');
     const block2 = await rpc(a.url, 'eth_getBlockByNumber', ['0x2', false]);
-    const balance = await rpc(a.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', 'latest']);
+    const balance = await rpc(a.url, 'eth_getBalance', [
+      '0x00000000000000000000000000000000000d00d5',
+      'latest',
+    ]);
     await a.stop({ keepData: true });
 
     const b = await startTestNode({ dataDir });
     try {
       expect(await rpc(b.url, 'eth_blockNumber')).toBe('0x3');
       expect(await rpc(b.url, 'eth_getBlockByNumber', ['0x2', false])).toEqual(block2);
-      expect(await rpc(b.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', 'latest'])).toBe(balance);
+      expect(
+        await rpc(b.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', 'latest']),
+      ).toBe(balance);
       expect(await rpc(b.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', '0x1'])).toBe(
         '0x38d7ea4c68000',
       );
@@ -106,11 +115,17 @@ describe('restart', () => {
     const second = await startChild(dataDir);
     const head = Number(await rpc(second.url, 'eth_blockNumber'));
     expect(head).toBeGreaterThanOrEqual(seen);
-    expect(await rpc(second.url, 'eth_getBlockByNumber', [`0x${seen.toString(16)}`, false])).toEqual(seenBlock);
+    expect(await rpc(second.url, 'eth_getBlockByNumber', [`0x${seen.toString(16)}`, false])).toEqual(
+      seenBlock,
+    );
     // State agrees with the blocks: one 0.001 ETH transfer per block.
-    const balance = BigInt(await rpc(second.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', 'latest']));
+    const balance = BigInt(
+      await rpc(second.url, 'eth_getBalance', ['0x00000000000000000000000000000000000d00d5', 'latest']),
+    );
     expect(balance).toBe(BigInt(head) * 10n ** 15n);
-    const nonce = Number(await rpc(second.url, 'eth_getTransactionCount', [privateKeyToAccount(KEY).address, 'latest']));
+    const nonce = Number(
+      await rpc(second.url, 'eth_getTransactionCount', [privateKeyToAccount(KEY).address, 'latest']),
+    );
     expect(nonce).toBe(head);
     // And it keeps producing on top.
     await sendTransfers(second.url, 1, nonce);

@@ -116,7 +116,13 @@ export class BlockProducer {
       if (candidates.length >= limit) break;
     }
     const done: PoolTransaction[] = [];
+    let sinceYield = 0;
     for (const t of candidates) {
+      // Execution on the in-memory state rarely awaits I/O: yield so RPC keeps answering.
+      if (++sinceYield === 64) {
+        sinceYield = 0;
+        await new Promise((r) => setImmediate(r));
+      }
       const r = await this.pending.add(t.tx);
       if (r.ok) {
         done.push(t);

@@ -13,6 +13,7 @@ import {
 import { hexToBytes } from '../primitives/hex.js';
 import { createCustomCrypto, loadKzg } from './customCrypto.js';
 import { deriveDevAccounts, type DerivedAccount } from './devAccounts.js';
+import { withStickyParams } from './stickyParams.js';
 
 export interface DevChainConfig {
   kind: 'dev';
@@ -91,13 +92,11 @@ const big = (v: string | number | undefined, d = 0n) => (v === undefined || v ==
 export async function loadChainSpec(config: ChainConfig): Promise<ChainSpec> {
   if (config.kind === 'dev') {
     const chainId = BigInt(config.chainId);
-    const common = createCustomCommon(
-      { chainId: Number(chainId), name: 'wharf', hardforks: devHardforks() },
-      Mainnet,
-      {
+    const common = withStickyParams(
+      createCustomCommon({ chainId: Number(chainId), name: 'wharf', hardforks: devHardforks() }, Mainnet, {
         hardfork: Hardfork.Prague,
         customCrypto: createCustomCrypto(),
-      },
+      }),
     );
     const devAccounts = deriveDevAccounts(config.mnemonic, config.accounts);
     const balance = BigInt(config.balance);
@@ -126,10 +125,12 @@ export async function loadChainSpec(config: ChainConfig): Promise<ChainSpec> {
   for (const k of Object.keys(blobSchedule)) if (k.startsWith('bpo')) delete blobSchedule[k];
   const json = { ...g, config: { ...g.config, blobSchedule } };
   const hasBlobs = g.config.cancunTime !== undefined;
-  const common = createCommonFromGethGenesis(json as any, {
-    chain: 'imported',
-    customCrypto: createCustomCrypto(hasBlobs ? await loadKzg() : undefined),
-  });
+  const common = withStickyParams(
+    createCommonFromGethGenesis(json as any, {
+      chain: 'imported',
+      customCrypto: createCustomCrypto(hasBlobs ? await loadKzg() : undefined),
+    }),
+  );
   const alloc: GenesisAccount[] = Object.entries(g.alloc ?? {}).map(([addr, a]) => ({
     address: hexToBytes(addr),
     balance: big(a.balance),

@@ -46,6 +46,7 @@ export async function openChain(
       flat: new FlatStateReader(store),
       nodes,
     };
+    await ctx.flat.preload();
     if (!(await ctx.blocks.loadHead())) {
       await writeGenesis(ctx);
       // The config goes in after genesis: a crash in between leaves an empty, reusable database.

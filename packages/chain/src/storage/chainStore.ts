@@ -66,6 +66,14 @@ export class ChainStore {
     return { blockHash: v.slice(0, 32), index: Number(Buffer.from(v.subarray(32)).readBigUInt64BE()) };
   }
 
+  /** Up to `limit` entries whose key starts with `prefix` (start-up preloading). */
+  async scan(prefix: Bytes, limit: number): Promise<[Bytes, Bytes][]> {
+    const end = concat(prefix, new Uint8Array(64).fill(0xff));
+    const out: [Bytes, Bytes][] = [];
+    for await (const [k, v] of this.db.iterator({ gte: prefix, lt: end, limit })) out.push([k, v]);
+    return out;
+  }
+
   /** Storage keys of `address` in the flat state (for a whole-account storage clear). */
   async storageKeys(address: Bytes): Promise<Bytes[]> {
     const prefix = keys.storagePrefix(address);
