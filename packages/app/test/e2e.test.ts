@@ -208,6 +208,8 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     await page.waitForURL(/\/open\?url=/);
     expect(decodeURIComponent(new URL(page.url()).searchParams.get('url') ?? '')).toBe(`${appUrl}/orders/7`);
     expect(await page.getByTestId('miniapp-frame').getAttribute('src')).toBe(`${appUrl}/orders/7`);
+    // Opening it marked it read: the badge is gone, and the server agrees.
+    await page.getByTestId('unread-badge').first().waitFor({ state: 'detached' });
     await context.close();
   }, 60_000);
 

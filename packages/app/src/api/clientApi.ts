@@ -27,6 +27,8 @@ export interface InboxNotification {
 
 export interface InboxPage {
   notifications: InboxNotification[];
+  /** All unread notifications of the person (not only this page's). */
+  unreadCount?: number;
   nextCursor?: string;
 }
 
@@ -74,7 +76,7 @@ export function createClientApi(token: string) {
     async notifications(
       params: { cursor?: string; limit?: number; unread?: boolean } = {},
     ): Promise<InboxPage> {
-      const page = await requestJson<{ notifications: unknown[]; nextCursor?: string }>(
+      const page = await requestJson<{ notifications: unknown[]; unreadCount?: number; nextCursor?: string }>(
         `${base}/notifications`,
         {
           headers: auth,
@@ -83,11 +85,12 @@ export function createClientApi(token: string) {
       );
       return {
         notifications: page.notifications.map(toNotification).filter((n) => n !== undefined),
+        unreadCount: page.unreadCount,
         nextCursor: page.nextCursor,
       };
     },
     markRead: (ids: string[] | 'all') =>
-      requestJson(`${base}/notifications/read`, {
+      requestJson<{ updated: number; unreadCount?: number }>(`${base}/notifications/read`, {
         headers: auth,
         body: ids === 'all' ? { all: true } : { ids },
       }),

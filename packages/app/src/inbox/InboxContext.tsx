@@ -2,7 +2,16 @@
  * The inbox of the signed-in person: the first page, the unread count and the live stream, in
  * one place, so that the badge in the header and the inbox screen never disagree.
  */
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import type { ClientApi, InboxNotification } from '../api/clientApi.js';
 import { openNotificationStream, type StreamState } from '../api/notificationStream.js';
 
@@ -12,9 +21,8 @@ interface InboxValue {
   items: InboxNotification[];
   loading: boolean;
   error: unknown;
+  /** All unread notifications (the server's count, kept current by the stream). */
   unread: number;
-  /** True when there are more unread than one page shows. */
-  unreadMore: boolean;
   hasMore: boolean;
   stream: StreamState;
   loadMore(): Promise<void>;
@@ -55,24 +63,33 @@ export function InboxProvider({
   const [cursor, setCursor] = useState<string>();
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>();
+  // Ids known unread here, and the server's count of all unread (beyond the loaded pages).
   const [unreadIds, setUnreadIds] = useState<Set<string>>(new Set());
-  const [unreadMore, setUnreadMore] = useState(false);
+  const [serverUnread, setServerUnread] = useState<number>();
   const [stream, setStream] = useState<StreamState>('connecting');
   const [tick, setTick] = useState(0);
+  // Ids already counted, so that a resumed stream replaying one does not count it twice.
+  const seen = useRef(new Set<string>());
+  const unreadNow = useRef(unreadIds);
+  unreadNow.current = unreadIds;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: tick reloads
   useEffect(() => {
     let cancelled = false;
     setLoading(true);
     setError(undefined);
-    Promise.all([api.notifications({ limit: PAGE }), api.notifications({ unread: true, limit: 100 })]).then(
-      ([page, unread]) => {
+    api.notifications({ limit: PAGE }).then(
+      (page) => {
         if (cancelled) return;
+        for (const n of page.notifications) seen.current.add(n.id);
         setItems((previous) => merge(previous, page.notifications));
         setCursor(page.nextCursor);
         // Union: a live notification may have arrived before this answer.
-        setUnreadIds((previous) => new Set([...previous, ...unread.notifications.map((n) => n.id)]));
-        setUnreadMore(unread.nextCursor !== undefined);
+        setUnreadIds(
+          (previous) =>
+            new Set([...previous, ...page.notifications.filter((n) => !n.readAt).map((n) => n.id)]),
+        );
+        setServerUnread(page.unreadCount);
         setLoading(false);
       },
       (e: unknown) => {
@@ -91,7 +108,11 @@ export function InboxProvider({
       openNotificationStream(token, {
         onNotification: (n) => {
           setItems((previous) => merge(previous, [n]));
-          if (!n.readAt) setUnreadIds((previous) => new Set(previous).add(n.id));
+          if (seen.current.has(n.id)) return;
+          seen.current.add(n.id);
+          if (n.readAt) return;
+          setUnreadIds((previous) => new Set(previous).add(n.id));
+          setServerUnread((c) => (c === undefined ? c : c + 1));
         },
         onState: setStream,
         onUnauthorized,
@@ -102,7 +123,11 @@ export function InboxProvider({
   const loadMore = useCallback(async () => {
     if (!cursor) return;
     const page = await api.notifications({ cursor, limit: PAGE });
+    for (const n of page.notifications) seen.current.add(n.id);
     setItems((previous) => merge(previous, page.notifications));
+    setUnreadIds(
+      (previous) => new Set([...previous, ...page.notifications.filter((n) => !n.readAt).map((n) => n.id)]),
+    );
     setCursor(page.nextCursor);
   }, [api, cursor]);
 
@@ -112,12 +137,11 @@ export function InboxProvider({
       setItems((previous) =>
         previous.map((n) => (ids.includes(n.id) && !n.readAt ? { ...n, readAt: now } : n)),
       );
-      setUnreadIds((previous) => {
-        const next = new Set(previous);
-        for (const id of ids) next.delete(id);
-        return next;
-      });
-      await api.markRead(ids);
+      const newlyRead = ids.filter((id) => unreadNow.current.has(id)).length;
+      setUnreadIds((previous) => new Set([...previous].filter((id) => !ids.includes(id))));
+      setServerUnread((c) => (c === undefined ? c : Math.max(0, c - newlyRead)));
+      const result = await api.markRead(ids);
+      if (result.unreadCount !== undefined) setServerUnread(result.unreadCount);
     },
     [api],
   );
@@ -126,17 +150,18 @@ export function InboxProvider({
     const now = new Date().toISOString();
     setItems((previous) => previous.map((n) => (n.readAt ? n : { ...n, readAt: now })));
     setUnreadIds(new Set());
-    setUnreadMore(false);
-    await api.markRead('all');
+    setServerUnread(0);
+    const result = await api.markRead('all');
+    if (result.unreadCount !== undefined) setServerUnread(result.unreadCount);
   }, [api]);
 
+  const unread = serverUnread ?? unreadIds.size;
   const value = useMemo<InboxValue>(
     () => ({
       items,
       loading,
       error,
-      unread: unreadIds.size,
-      unreadMore,
+      unread,
       hasMore: cursor !== undefined,
       stream,
       loadMore,
@@ -144,7 +169,7 @@ export function InboxProvider({
       markAllRead,
       reload: () => setTick((t) => t + 1),
     }),
-    [items, loading, error, unreadIds, unreadMore, cursor, stream, loadMore, markRead, markAllRead],
+    [items, loading, error, unread, cursor, stream, loadMore, markRead, markAllRead],
   );
   return <InboxContext.Provider value={value}>{children}</InboxContext.Provider>;
 }

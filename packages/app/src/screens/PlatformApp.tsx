@@ -84,11 +84,11 @@ const tabs: {
 ];
 
 function UnreadBadge() {
-  const { unread, unreadMore } = useInbox();
+  const { unread } = useInbox();
   if (unread === 0) return null;
   return (
     <span className="count-badge" data-testid="unread-badge">
-      {unreadMore || unread > 99 ? '99+' : unread}
+      {unread > 99 ? '99+' : unread}
       <span className="visually-hidden"> unread</span>
     </span>
   );
