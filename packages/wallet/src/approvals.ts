@@ -19,6 +19,7 @@ interface ApprovalBase {
 export type ApprovalRequest =
   | (ApprovalBase & { type: 'requestAccounts'; accounts: `0x${string}`[] })
   | (ApprovalBase & { type: 'addEthereumChain'; chain: ChainRecord; existingChain?: ChainRecord })
+  | (ApprovalBase & { type: 'switchEthereumChain'; chain: ChainRecord; fromChainId: `0x${string}` })
   | (ApprovalBase & { type: 'signMessage'; address: `0x${string}`; message: string })
   | (ApprovalBase & { type: 'signTypedData'; address: `0x${string}`; typedData: unknown })
   | (ApprovalBase & {
@@ -38,6 +39,7 @@ export type ApproveFn = (request: ApprovalRequest) => boolean | Promise<boolean>
 const approvalTypeNames: Record<ApprovalRequest['type'], string> = {
   requestAccounts: 'wallet_requestPermissions',
   addEthereumChain: 'wallet_addEthereumChain',
+  switchEthereumChain: 'wallet_switchEthereumChain',
   signMessage: 'personal_sign',
   signTypedData: 'eth_signTypedData',
   sendTransaction: 'transaction',

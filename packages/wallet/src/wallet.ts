@@ -51,6 +51,11 @@ export type ChainInput = Omit<ChainRecord, 'chainId'> & { chainId: string | numb
 export interface WalletPolicy {
   /** Methods answered with 4100, e.g. `['wallet_addEthereumChain']` to turn adding chains off. */
   disabledMethods?: string[];
+  /**
+   * Ask before wallet_switchEthereumChain changes an origin's chain (approval type
+   * `switchEthereumChain`). Default false: switching to a known chain needs no approval.
+   */
+  confirmChainSwitch?: boolean;
 }
 
 export interface WalletOptions {
@@ -393,9 +398,14 @@ export function createWallet(options: WalletOptions = {}): Wallet {
       return null;
     },
 
-    wallet_switchEthereumChain: async (s, origin, params) => {
+    wallet_switchEthereumChain: async (s, origin, params, method) => {
       const chainId = validateSwitchEthereumChainParams(params);
-      if (!s.registry.get(chainId)) throw walletErrors.unrecognizedChain(chainId);
+      const chain = s.registry.get(chainId);
+      if (!chain) throw walletErrors.unrecognizedChain(chainId);
+      const fromChainId = currentChain(s, origin).chainId;
+      if (options.policy?.confirmChainSwitch && fromChainId !== chainId) {
+        await approvals.ask({ type: 'switchEthereumChain', origin, method, params, chain, fromChainId });
+      }
       await switchTo(s, origin, chainId);
       return null;
     },

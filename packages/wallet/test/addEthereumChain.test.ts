@@ -526,3 +526,47 @@ describe('wallet_switchEthereumChain', () => {
     expect(events).toEqual(['0x2a']);
   });
 });
+
+describe('policy.confirmChainSwitch', () => {
+  it('asks before switching; no is 4001 and the chain stays', async () => {
+    const asked: ApprovalRequest[] = [];
+    let answer = false;
+    const provider = createWalletProvider({
+      policy: { confirmChainSwitch: true },
+      approve: async (r) => {
+        asked.push(r);
+        return answer;
+      },
+      chains: [
+        {
+          chainId: 31337,
+          chainName: 'local',
+          nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [rpc.url],
+        },
+        {
+          chainId: 42,
+          chainName: 'answer',
+          nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [rpc.url],
+        },
+      ],
+    });
+    const error = await failure(
+      provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2a' }] }),
+    );
+    expect(error.code).toBe(4001);
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x7a69');
+    expect(asked[0]).toMatchObject({
+      type: 'switchEthereumChain',
+      fromChainId: '0x7a69',
+      chain: { chainId: '0x2a' },
+    });
+    answer = true;
+    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2a' }] });
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x2a');
+    // already there: nothing to ask
+    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2a' }] });
+    expect(asked).toHaveLength(2);
+  });
+});
