@@ -4,7 +4,7 @@
  * page's, which is what the server checks (the Host the request came to).
  */
 import { createSiweMessage } from 'viem/siwe';
-import { requestJson } from '../api/http.js';
+import { ApiError, requestJson } from '../api/http.js';
 import type { Realm, Session, Signer } from './session.js';
 import { accountOfSigner } from './signer.js';
 
@@ -15,7 +15,17 @@ const realmBase: Record<Realm, string> = {
 
 export async function signInWithEthereum(realm: Realm, signer: Signer, chainId: number): Promise<Session> {
   const account = await accountOfSigner(signer);
-  const { nonce } = await requestJson<{ nonce: string }>(`${realmBase[realm]}/nonce`, { body: {} });
+  let base = realmBase[realm];
+  let nonce: string;
+  try {
+    ({ nonce } = await requestJson<{ nonce: string }>(`${base}/nonce`, { body: {} }));
+  } catch (error) {
+    // A server without dashboard-specific auth signs developers in with the client API's SIWE
+    // (the design: "the same machinery"); its session token then goes to the dashboard routes.
+    if (!(error instanceof ApiError && error.status === 404) || realm === 'client') throw error;
+    base = realmBase.client;
+    ({ nonce } = await requestJson<{ nonce: string }>(`${base}/nonce`, { body: {} }));
+  }
   const issuedAt = new Date();
   const message = createSiweMessage({
     address: account.address,
@@ -30,7 +40,7 @@ export async function signInWithEthereum(realm: Realm, signer: Signer, chainId: 
   });
   const signature = await account.signMessage({ message });
   const result = await requestJson<{ token: string; address: `0x${string}`; expiresAt: string }>(
-    `${realmBase[realm]}/verify`,
+    `${base}/verify`,
     { body: { message, signature } },
   );
   return {
