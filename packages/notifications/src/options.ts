@@ -19,6 +19,12 @@ export interface PlatformServerOptions {
   rateLimit: number;
   /** The rate limit's sliding window in milliseconds; default 60,000. For tests and benchmarks. */
   rateLimitWindowMs?: number;
+  /** Requests per minute per session (client API; the sign-in routes: per IP). Default 600. */
+  clientRateLimit?: number;
+  /** Lifetime of a client session token in milliseconds. Default 7 days. */
+  sessionTtlMs?: number;
+  /** Milliseconds between SSE keep-alive comments. Default 15,000. */
+  sseHeartbeatMs?: number;
   /** Trust X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
   /** The chain node's JSON-RPC URL (ERC-1271 checks, the dashboard's chain view). */

@@ -14,7 +14,12 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { type Admin, createAdmin } from './admin.js';
 import { type Database, openDatabase } from './db/database.js';
+import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';
+import { SessionsRepository } from './db/repositories/sessions.js';
+import { chainVerifier, eoaVerifier } from './auth/siwe.js';
+import type { ClientDeps } from './domain/client.js';
+import { clientRoutes } from './http/clientRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
 import type { DeliveryPath } from './delivery/path.js';
 import { SqlDeliveryPath } from './delivery/sqlDeliveryPath.js';
@@ -69,11 +74,12 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
 
   const database = await openDatabase(options);
   const prefix = options.redisKeyPrefix ?? 'wharf:';
+  const onRedisError = (error: Error) => app.log.warn({ err: error }, 'redis connection error');
   const fanout: LiveFanout = options.redisUrl
-    ? new RedisFanout(options.redisUrl, { keyPrefix: prefix })
+    ? new RedisFanout(options.redisUrl, { keyPrefix: prefix, onError: onRedisError })
     : new InProcessFanout();
   const rateLimitStore: RateLimitStore = options.redisUrl
-    ? new RedisRateLimitStore(options.redisUrl, prefix)
+    ? new RedisRateLimitStore(options.redisUrl, prefix, onRedisError)
     : new MemoryRateLimitStore(clock);
 
   const basePreferences = new SqlPreferencesStore(database.db);
@@ -88,12 +94,24 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       : (options.delivery ?? sqlDelivery);
   const projects = new ProjectsRepository(database.db);
   const admin = createAdmin(database.db, clock);
+  const sessions = new SessionsRepository(database.db);
+  const clientDeps: ClientDeps = {
+    projects,
+    preferences,
+    inbox: new InboxRepository(database.db),
+    sessions,
+    verifier: options.chainRpc ? chainVerifier(options.chainRpc) : eoaVerifier,
+    chainId: options.chainId,
+    sessionTtlMs: options.sessionTtlMs ?? 7 * 24 * 60 * 60 * 1000,
+    clock,
+  };
   const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: createUlidGenerator(clock) };
 
   app.decorate('platform', { database, admin, preferences, delivery, fanout });
 
   const sweep = setInterval(() => {
     sqlDelivery.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'dedupe key sweep failed'));
+    sessions.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'session sweep failed'));
   }, dedupeSweepMs);
   sweep.unref();
   app.addHook('onClose', async () => {
@@ -118,6 +136,11 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           adminToken: { type: 'http', scheme: 'bearer' },
+          session: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Session token from /api/v1/client/auth/verify',
+          },
         },
       },
     },
@@ -139,6 +162,14 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
   });
   await app.register(adminRoutes, { admin, adminToken: options.adminToken });
+  await app.register(clientRoutes, {
+    deps: clientDeps,
+    fanout,
+    rateLimitStore,
+    rateLimit: options.clientRateLimit ?? 600,
+    rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
+    heartbeatMs: options.sseHeartbeatMs,
+  });
 
   const apiNotFound = (method: string, url: string) =>
     new ServiceError('NOT_FOUND', `no route ${method} ${url.split('?')[0]}`);

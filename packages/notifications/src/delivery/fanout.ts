@@ -52,10 +52,14 @@ export class RedisFanout implements LiveFanout {
   private readonly channel: string;
   private readonly ready: Promise<unknown>;
 
-  constructor(redisUrl: string, options: { keyPrefix?: string } = {}) {
+  constructor(redisUrl: string, options: { keyPrefix?: string; onError?: (error: Error) => void } = {}) {
     this.channel = `${options.keyPrefix ?? 'wharf:'}notifications`;
     this.publisher = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
     this.subscriber = new Redis(redisUrl, { lazyConnect: false });
+    // ioredis reconnects by itself; without listeners it would print "Unhandled error event".
+    const onError = options.onError ?? (() => {});
+    this.publisher.on('error', onError);
+    this.subscriber.on('error', onError);
     this.subscriber.on('message', (channel, payload) => {
       if (channel !== this.channel) return;
       try {

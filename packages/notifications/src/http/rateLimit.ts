@@ -11,12 +11,22 @@ import type { RateLimitStore } from '../ratelimit/store.js';
 
 export function rateLimitHook(
   store: RateLimitStore,
-  options: { limit: number; windowMs: number; log?: Pick<Logger, 'warn'> },
+  options: {
+    limit: number;
+    windowMs: number;
+    log?: Pick<Logger, 'warn'>;
+    /** The budget's key; default the client IP. */
+    keyOf?: (request: FastifyRequest) => string;
+  },
 ) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let decision: Awaited<ReturnType<RateLimitStore['hit']>>;
     try {
-      decision = await store.hit(`dev:${request.ip}`, options.limit, options.windowMs);
+      decision = await store.hit(
+        options.keyOf?.(request) ?? `dev:${request.ip}`,
+        options.limit,
+        options.windowMs,
+      );
     } catch (error) {
       // The counters' store is down: serve rather than refuse everyone.
       options.log?.warn({ err: error }, 'rate-limit store unavailable; request let through');
@@ -29,7 +39,7 @@ export function rateLimitHook(
     if (!decision.allowed) {
       throw new ServiceError(
         'RATE_LIMITED',
-        `rate limit exceeded: ${decision.limit} requests per ${options.windowMs === 60_000 ? 'minute' : `${options.windowMs / 1000} s`} per IP; retry in ${resetSeconds} s`,
+        `rate limit exceeded: ${decision.limit} requests per ${options.windowMs === 60_000 ? 'minute' : `${options.windowMs / 1000} s`}${options.keyOf ? '' : ' per IP'}; retry in ${resetSeconds} s`,
         { retryAfter: resetSeconds },
       );
     }

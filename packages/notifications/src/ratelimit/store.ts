@@ -87,8 +87,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor(
     redisUrl: string,
     private readonly keyPrefix = 'wharf:',
+    onError: (error: Error) => void = () => {},
   ) {
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+    this.redis.on('error', onError);
     this.redis.defineCommand('wharfSlidingWindow', { numberOfKeys: 1, lua: slidingWindowScript });
   }
 
