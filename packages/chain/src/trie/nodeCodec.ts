@@ -1,7 +1,7 @@
 /**
- * RLP encoding and decoding of trie nodes, written directly into one exact-size buffer per node
- * (no intermediate arrays), and the hashing rule: a node whose encoding is 32 bytes or longer is
- * referenced by its keccak256, a shorter one is embedded in its parent.
+ * RLP encoding and decoding of trie nodes, each encoding written directly into its exact-size
+ * slice of a shared slab (no intermediate arrays), and the hashing rule: a node whose encoding
+ * is 32 bytes or longer is referenced by its keccak256, a shorter one is embedded in its parent.
  *
  *   leaf       rlp([hexPrefix(path, leaf), value])
  *   extension  rlp([hexPrefix(path), childRef])
