@@ -15,9 +15,15 @@ let pending: Promise<void> | undefined;
 /** Loads the WebAssembly keccak. Idempotent; concurrent calls share one load. */
 export function initKeccak(): Promise<void> {
   if (hasher) return Promise.resolve();
-  pending ??= createKeccak(256).then((h) => {
-    hasher = h;
-  });
+  pending ??= createKeccak(256).then(
+    (h) => {
+      hasher = h;
+    },
+    (e: unknown) => {
+      pending = undefined; // let a later call try again
+      throw e;
+    },
+  );
   return pending;
 }
 
