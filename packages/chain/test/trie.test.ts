@@ -413,6 +413,19 @@ describe('secure state trie (keys hashed by the caller)', () => {
 });
 
 describe('orderedTrieRoot', () => {
+  it('handles values of 64 KiB and more (3-byte RLP lengths), as a large transaction has', async () => {
+    const r = rng(77);
+    const values = [
+      randomBytes(r, 100_000),
+      randomBytes(r, 70_000),
+      Uint8Array.of(1),
+      randomBytes(r, 65_536),
+    ];
+    const ref = await createMPT();
+    for (let i = 0; i < values.length; i++) await ref.put(RLP.encode(i), values[i]);
+    expect(hex(orderedTrieRoot(values))).toBe(hex(ref.root()));
+  });
+
   it.each([0, 1, 2, 16, 127, 128, 129, 300])(
     'matches @ethereumjs/mpt keyed by RLP(index) for %i values',
     async (n) => {
