@@ -14,6 +14,7 @@ import type { RpcContext } from './rpc/context.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
+import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
 import { netMethods } from './rpc/net.js';
@@ -90,6 +91,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...web3Methods,
       ...netMethods,
       ...ethMethods,
+      ...configMethods,
       ...filterMethods,
       ...subscriptionMethods,
       ...txpoolMethods,

@@ -16,6 +16,8 @@ export class BlockReader {
   private readonly receipts = new Map<string, StoredReceipt[]>();
   private readonly numbers = new Map<bigint, Uint8Array>();
   head!: Block;
+  /** Hash of block 0 (EIP-2124 fork ids start from it). */
+  genesisHash!: Uint8Array;
 
   constructor(
     private readonly store: ChainStore,
@@ -25,6 +27,7 @@ export class BlockReader {
   async loadHead(): Promise<Block | undefined> {
     const h = await this.store.get(keys.head);
     if (!h) return undefined;
+    this.genesisHash = (await this.store.hashByNumber(0n))!;
     const b = await this.byHash(h);
     if (b) this.head = b;
     return b;
@@ -33,6 +36,7 @@ export class BlockReader {
   /** Called after a seal made `block` the head (the database already has it). */
   setHead(block: Block): void {
     this.head = block;
+    if (block.header.number === 0n) this.genesisHash = block.hash();
     this.remember(block);
     this.numbers.set(block.header.number, block.hash());
   }
