@@ -15,7 +15,12 @@ export interface StreamHandlers {
   onUnauthorized?(): void;
 }
 
-export function openNotificationStream(token: string, handlers: StreamHandlers): () => void {
+export function openNotificationStream(
+  token: string,
+  handlers: StreamHandlers,
+  /** Where the platform server is; the page's own origin by default. */
+  baseUrl = '',
+): () => void {
   const controller = new AbortController();
   let lastEventId = '';
   let delay = 500;
@@ -29,10 +34,9 @@ export function openNotificationStream(token: string, handlers: StreamHandlers):
           accept: 'text/event-stream',
         };
         if (lastEventId) headers['last-event-id'] = lastEventId;
-        const response = await fetch('/api/v1/client/notifications/stream', {
+        const response = await fetch(`${baseUrl}/api/v1/client/notifications/stream`, {
           headers,
           signal: controller.signal,
-          cache: 'no-store',
         });
         if (response.status === 401) {
           handlers.onUnauthorized?.();

@@ -44,6 +44,23 @@ function describe(request: ApprovalRequest): { title: string; body: React.ReactN
           </dl>
         ),
       };
+    case 'switchEthereumChain':
+      return {
+        title: 'Switch network?',
+        confirm: 'Switch',
+        body: (
+          <dl className="kv">
+            <dt>From</dt>
+            <dd>chain {BigInt(request.fromChainId).toString()}</dd>
+            <dt>To</dt>
+            <dd>
+              {request.chain.chainName} (chain {BigInt(request.chain.chainId).toString()})
+            </dd>
+            <dt>RPC URL</dt>
+            <dd className="mono">{request.chain.rpcUrls[0]}</dd>
+          </dl>
+        ),
+      };
     case 'signMessage':
       return {
         title: 'Sign this message?',

@@ -59,9 +59,9 @@ export function ProjectsScreen() {
             <thead>
               <tr>
                 <th>Name</th>
-                <th>App URLs</th>
+                <th className="hide-sm">App URLs</th>
                 <th>Notifications</th>
-                <th>Created</th>
+                <th className="hide-sm">Created</th>
               </tr>
             </thead>
             <tbody>
@@ -77,7 +77,7 @@ export function ProjectsScreen() {
                     </Link>
                     <div className="muted xs mono">{p.projectId}</div>
                   </td>
-                  <td className="truncate" style={{ maxWidth: 280 }}>
+                  <td className="truncate hide-sm" style={{ maxWidth: 280 }}>
                     {p.appUrls.length === 0 ? <span className="muted">none</span> : p.appUrls.join(', ')}
                   </td>
                   <td>
@@ -87,7 +87,7 @@ export function ProjectsScreen() {
                       <span className="badge badge-warning">Not whitelisted</span>
                     )}
                   </td>
-                  <td className="muted">{relativeTime(p.createdAt)}</td>
+                  <td className="muted hide-sm">{relativeTime(p.createdAt)}</td>
                 </tr>
               ))}
             </tbody>

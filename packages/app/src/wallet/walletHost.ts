@@ -14,7 +14,9 @@ let current: { key: string; wallet: Wallet } | undefined;
 function selfApproved(request: ApprovalRequest): boolean {
   return (
     request.origin === location.origin &&
-    (request.type === 'requestAccounts' || request.type === 'sendTransaction')
+    (request.type === 'requestAccounts' ||
+      request.type === 'sendTransaction' ||
+      request.type === 'switchEthereumChain')
   );
 }
 
