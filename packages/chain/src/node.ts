@@ -19,6 +19,7 @@ import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
+import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
@@ -92,6 +93,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...netMethods,
       ...ethMethods,
       ...configMethods,
+      ...simulateMethods,
       ...filterMethods,
       ...subscriptionMethods,
       ...txpoolMethods,

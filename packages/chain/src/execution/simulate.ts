@@ -1,0 +1,406 @@
+/**
+ * eth_simulateV1: a chain of hypothetical blocks on top of a sealed one, with block and state
+ * overrides, as geth builds them (block numbers and timestamps checked and defaulted, gaps
+ * filled with empty blocks, base fee 0 unless validating, the EIP-4788/2935 system writes, one
+ * gas pool of 50M for the whole simulation). Nothing is written to storage.
+ */
+import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address } from '@ethereumjs/util';
+import { encodeReceipt, runTx } from '@ethereumjs/vm';
+import { bigintToBytes, bytesToHex, pad32 } from '../primitives/hex.js';
+import { JournaledState } from '../state/journaledState.js';
+import type { StateReader } from '../state/stateReader.js';
+import { computeStateRoot } from '../state/stateRoot.js';
+import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
+import { orderedTrieRoot } from '../trie/index.js';
+import type { CallArgs } from './call.js';
+import { RPC_GAS_CAP, revertError } from './call.js';
+import type { ChainContext } from './chainContext.js';
+import { createVm } from './vmFactory.js';
+
+export interface BlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Uint8Array;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+  blobBaseFee?: bigint;
+}
+
+export interface AccountOverride {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  /** Replaces all storage. */
+  state?: [Uint8Array, Uint8Array][];
+  /** Patches storage. */
+  stateDiff?: [Uint8Array, Uint8Array][];
+  movePrecompileToAddress?: Uint8Array;
+}
+
+export interface SimBlockInput {
+  blockOverrides?: BlockOverrides;
+  stateOverrides?: Map<string, AccountOverride>;
+  calls: CallArgs[];
+}
+
+export interface SimCallResult {
+  returnData: Uint8Array;
+  logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[];
+  gasUsed: bigint;
+  maxUsedGas: bigint;
+  status: number;
+  error?: { code: number; message: string; data?: string };
+}
+
+export interface SimBlockResult {
+  block: Block;
+  senders: Uint8Array[];
+  receipts: StoredReceipt[];
+  calls: SimCallResult[];
+}
+
+/** A simulation failure with its EIP code (-380xx) or a JSON-RPC code. */
+export class SimulateError extends Error {
+  override readonly name = 'SimulateError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BLOCKS = 256n;
+const TIMESTAMP_INCREMENT = 12n;
+const BEACON_ROOTS = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
+const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935';
+// keccak256('Transfer(address,address,uint256)')
+const TRANSFER_TOPIC = Buffer.from('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', 'hex');
+const ETH_ADDRESS = new Uint8Array(20).fill(0xee);
+const PRECOMPILE_MAX = 0x100;
+
+function isPrecompile(a: Uint8Array, common: { gteHardfork(h: string): boolean }): boolean {
+  const n = BigInt(bytesToHex(a));
+  if (n >= 1n && n <= 9n) return true;
+  if (n === 0x0an) return common.gteHardfork('cancun');
+  if (n >= 0x0bn && n <= 0x11n) return common.gteHardfork('prague');
+  if (n === BigInt(PRECOMPILE_MAX)) return common.gteHardfork('osaka');
+  return false;
+}
+
+function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
+  const out: SimBlockInput[] = [];
+  let prevNumber = base.number;
+  let prevTime = base.timestamp;
+  for (const b of blocks) {
+    const o: BlockOverrides = { ...(b.blockOverrides ?? {}) };
+    o.number ??= prevNumber + 1n;
+    if (o.number <= prevNumber)
+      throw new SimulateError(-38020, `block numbers must be in order: ${o.number} <= ${prevNumber}`);
+    if (o.number - base.number > MAX_BLOCKS) throw new SimulateError(-38026, 'too many blocks');
+    for (let n = prevNumber + 1n; n < o.number; n++) {
+      prevTime += TIMESTAMP_INCREMENT;
+      out.push({ blockOverrides: { number: n, time: prevTime }, calls: [] });
+    }
+    prevNumber = o.number;
+    if (o.time === undefined) o.time = prevTime + TIMESTAMP_INCREMENT;
+    else if (o.time <= prevTime)
+      throw new SimulateError(-38021, `block timestamps must be in order: ${o.time} <= ${prevTime}`);
+    prevTime = o.time;
+    out.push({ ...b, blockOverrides: o });
+  }
+  return out;
+}
+
+function txError(message: string): SimulateError {
+  const m = message.split(' (block=')[0];
+  if (/nonce.*too low|account has nonce of: \d+ tx has nonce of/.test(m)) {
+    const r = /account has nonce of: (\d+) tx has nonce of: (\d+)/.exec(m);
+    if (r && BigInt(r[2]) > BigInt(r[1])) return new SimulateError(-38011, `nonce too high: ${m}`);
+    return new SimulateError(-38010, `nonce too low: ${m}`);
+  }
+  if (/is less than the block's baseFeePerGas/.test(m))
+    return new SimulateError(-38012, `max fee per gas less than block base fee: ${m}`);
+  if (/enough funds/.test(m))
+    return new SimulateError(-38014, `insufficient funds for gas * price + value: ${m}`);
+  if (/gasLimit is too low|intrinsic/.test(m))
+    return new SimulateError(-38013, `intrinsic gas too low: ${m}`);
+  if (/nonce.*(max|2\^64)/i.test(m)) return new SimulateError(-32603, `nonce has max value: ${m}`);
+  return new SimulateError(-32000, m);
+}
+
+async function applyOverrides(
+  state: JournaledState,
+  overrides: Map<string, AccountOverride> | undefined,
+  moved: Map<string, Uint8Array>,
+  common: { gteHardfork(h: string): boolean },
+): Promise<void> {
+  if (!overrides) return;
+  const targets = new Set<string>();
+  for (const [addrHex, o] of overrides) {
+    const addr = new Address(Buffer.from(addrHex.slice(2), 'hex'));
+    if (o.movePrecompileToAddress) {
+      if (!isPrecompile(addr.bytes, common))
+        throw new SimulateError(-32000, `account ${addrHex} is not a precompile`);
+      const to = bytesToHex(o.movePrecompileToAddress);
+      if (targets.has(to))
+        throw new SimulateError(-38023, `account ${to} has already been overridden by a precompile`);
+      if (to === addrHex) throw new SimulateError(-38022, `account ${to} is already a precompile`);
+      targets.add(to);
+      moved.set(to, addr.bytes);
+      moved.set(addrHex, new Uint8Array(0));
+    }
+    if (o.nonce !== undefined) await state.modifyAccountFields(addr, { nonce: o.nonce });
+    if (o.code !== undefined) await state.putCode(addr, o.code);
+    if (o.balance !== undefined) await state.modifyAccountFields(addr, { balance: o.balance });
+    if (o.state && o.stateDiff)
+      throw new SimulateError(-32602, `account ${addrHex} has both 'state' and 'stateDiff'`);
+    if (o.state) {
+      if (!(await state.getAccount(addr))) await state.putAccount(addr, new Account());
+      await state.clearStorage(addr);
+      for (const [k, v] of o.state) await state.putStorage(addr, pad32(k), v);
+    }
+    if (o.stateDiff) {
+      if (!(await state.getAccount(addr))) await state.putAccount(addr, new Account());
+      for (const [k, v] of o.stateDiff) await state.putStorage(addr, pad32(k), v);
+    }
+  }
+}
+
+export async function simulate(
+  ctx: ChainContext,
+  base: Block,
+  baseState: StateReader,
+  input: SimBlockInput[],
+  opts: { validation: boolean; traceTransfers: boolean },
+): Promise<SimBlockResult[]> {
+  const blocks = sanitize(base.header, input);
+  const state = new JournaledState(baseState, async () => new Uint8Array(32));
+  const results: SimBlockResult[] = [];
+  let parent = base.header;
+  let parentHash = base.hash();
+  let gasPool = RPC_GAS_CAP;
+  const moved = new Map<string, Uint8Array>();
+  const hashes = new Map<bigint, Uint8Array>();
+  for (const b of blocks) {
+    const o = b.blockOverrides!;
+    const common = ctx.spec.common.copy();
+    common.setHardforkBy({ blockNumber: o.number!, timestamp: o.time! });
+    const london = common.isActivatedEIP(1559);
+    let baseFee: bigint | undefined;
+    if (london) baseFee = o.baseFeePerGas ?? (opts.validation ? parent.calcNextBaseFee() : 0n);
+    const cancun = common.isActivatedEIP(4844);
+    const excessBlobGas = cancun
+      ? parent.common.isActivatedEIP(4844)
+        ? parent.calcNextExcessBlobGas(common)
+        : 0n
+      : undefined;
+    const headerData = {
+      parentHash,
+      number: o.number!,
+      timestamp: o.time!,
+      gasLimit: o.gasLimit ?? parent.gasLimit,
+      coinbase: o.feeRecipient ?? parent.coinbase.bytes,
+      difficulty: parent.difficulty === 0n ? 0n : parent.difficulty,
+      mixHash: o.prevRandao ?? new Uint8Array(32),
+      baseFeePerGas: baseFee,
+      excessBlobGas,
+      blobGasUsed: cancun ? 0n : undefined,
+      parentBeaconBlockRoot: cancun ? new Uint8Array(32) : undefined,
+    };
+    // geth's simulator gives calls the whole 50M gas pool even where EIP-7825 caps transactions
+    // at 2^24: transactions are built on a Common copy with its own, uncapped parameter table.
+    const txCommon = common.copy() as unknown as {
+      _params: Record<string, object>;
+      _buildParamsCache(): void;
+    };
+    txCommon._params = { ...txCommon._params, 7825: { maxTransactionGasLimit: Number.MAX_SAFE_INTEGER } };
+    txCommon._buildParamsCache();
+    const execBlock = createBlock({ header: headerData }, { common, skipConsensusFormatValidation: true });
+    await applyOverrides(state, b.stateOverrides, moved, common);
+    // System writes that geth's simulator performs before the calls.
+    if (common.isActivatedEIP(2935)) {
+      const addr = new Address(Buffer.from(HISTORY.slice(2), 'hex'));
+      if ((await state.getCode(addr)).length)
+        await state.putStorage(addr, pad32(bigintToBytes((o.number! - 1n) % 8191n)), parentHash);
+    }
+    if (common.isActivatedEIP(4788)) {
+      const addr = new Address(Buffer.from(BEACON_ROOTS.slice(2), 'hex'));
+      if ((await state.getCode(addr)).length) {
+        const idx = o.time! % 8191n;
+        await state.putStorage(addr, pad32(bigintToBytes(idx)), bigintToBytes(o.time!));
+        await state.putStorage(addr, pad32(bigintToBytes(idx + 8191n)), new Uint8Array(32));
+      }
+    }
+    const vm = await createVm(ctx.spec.common, state, ctx.blocks, { number: o.number!, timestamp: o.time! });
+    // BLOCKHASH of simulated blocks.
+    const chainGet = vm.blockchain as unknown as { getBlock(n: number): Promise<{ hash(): Uint8Array }> };
+    const orig = chainGet.getBlock.bind(chainGet);
+    chainGet.getBlock = async (n: number) => {
+      const h = hashes.get(BigInt(n));
+      return h ? { hash: () => h } : orig(n);
+    };
+    const txs: TypedTransaction[] = [];
+    const senders: Uint8Array[] = [];
+    const receipts: Uint8Array[] = [];
+    const calls: SimCallResult[] = [];
+    let gasUsed = 0n;
+    for (const call of b.calls) {
+      const from = call.from ?? new Uint8Array(20);
+      const nonce = call.nonce ?? (await state.readAccount(from))?.nonce ?? 0n;
+      const gas = call.gas ?? gasPool;
+      if (gasUsed + gas > execBlock.header.gasLimit)
+        throw new SimulateError(
+          -38015,
+          `block gas limit reached: ${gasUsed} >= ${execBlock.header.gasLimit}`,
+        );
+      const txData: Record<string, unknown> = {
+        type: call.authorizationList ? 4 : call.blobVersionedHashes ? 3 : call.gasPrice !== undefined ? 0 : 2,
+        nonce,
+        gasLimit: gas,
+        to: call.to ?? undefined,
+        value: call.value ?? 0n,
+        data: call.data ?? new Uint8Array(0),
+        chainId: ctx.spec.chainId,
+        accessList: (call.accessList ?? []).map((e) => [e.address, e.storageKeys]),
+        v: 0n,
+        r: 0n,
+        s: 0n,
+      };
+      if (txData.type === 0) txData.gasPrice = call.gasPrice;
+      else {
+        txData.maxFeePerGas = call.maxFeePerGas ?? 0n;
+        txData.maxPriorityFeePerGas = call.maxPriorityFeePerGas ?? 0n;
+      }
+      if (txData.type === 3) {
+        txData.blobVersionedHashes = call.blobVersionedHashes;
+        txData.maxFeePerBlobGas = call.maxFeePerBlobGas ?? 0n;
+      }
+      if (txData.type === 4)
+        txData.authorizationList = call.authorizationList!.map((a) => [
+          bigintToBytes(a.chainId),
+          a.address,
+          bigintToBytes(a.nonce),
+          bigintToBytes(a.yParity),
+          bigintToBytes(a.r),
+          bigintToBytes(a.s),
+        ]);
+      if (txData.type === 0) delete txData.accessList;
+      let tx: TypedTransaction;
+      try {
+        tx = createTx(txData as never, { common: txCommon as never, freeze: false });
+      } catch (e) {
+        throw new SimulateError(-32602, (e as Error).message.split(' (')[0]);
+      }
+      const sender = new Address(from);
+      (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
+      const transfers: SimCallResult['logs'] = [];
+      const frames: number[] = [];
+      const onBefore = (m: any, resolve?: () => void) => {
+        frames.push(transfers.length);
+        if (opts.traceTransfers && m.value > 0n && !m.delegatecall)
+          transfers.push({
+            address: ETH_ADDRESS,
+            topics: [
+              TRANSFER_TOPIC,
+              pad32(m.caller.bytes),
+              pad32((m.to ?? new Address(new Uint8Array(20))).bytes),
+            ],
+            data: pad32(bigintToBytes(m.value)),
+          });
+        resolve?.();
+      };
+      const onAfter = (r: any, resolve?: () => void) => {
+        const start = frames.pop() ?? 0;
+        if (r.execResult.exceptionError) transfers.length = start;
+        resolve?.();
+      };
+      if (opts.traceTransfers) {
+        vm.evm.events!.on('beforeMessage', onBefore);
+        vm.evm.events!.on('afterMessage', onAfter);
+      }
+      let r: Awaited<ReturnType<typeof runTx>>;
+      try {
+        r = await runTx(vm, {
+          tx,
+          block: execBlock,
+          blockGasUsed: gasUsed,
+          skipNonce: !opts.validation,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+        });
+      } catch (e) {
+        throw txError((e as Error).message);
+      } finally {
+        if (opts.traceTransfers) {
+          vm.evm.events!.off('beforeMessage', onBefore);
+          vm.evm.events!.off('afterMessage', onAfter);
+        }
+      }
+      gasUsed += r.totalGasSpent;
+      gasPool -= r.totalGasSpent;
+      txs.push(tx);
+      senders.push(from);
+      const enc = encodeReceipt(r.receipt, tx.type);
+      receipts.push(enc);
+      const failed = r.execResult.exceptionError !== undefined;
+      const res: SimCallResult = {
+        returnData: r.execResult.returnValue,
+        logs: opts.traceTransfers
+          ? mergeTransfers(r, transfers, failed)
+          : failed
+            ? []
+            : decodeReceipt(enc).logs,
+        gasUsed: r.totalGasSpent,
+        maxUsedGas: r.totalGasSpent + r.gasRefund,
+        status: failed ? 0 : 1,
+      };
+      if (failed) {
+        const err = r.execResult.exceptionError!.error;
+        if (err === 'revert') {
+          const e = revertError(r.execResult.returnValue);
+          res.error = { code: 3, message: e.message, data: bytesToHex(r.execResult.returnValue) };
+        } else res.error = { code: -32015, message: err };
+      }
+      calls.push(res);
+    }
+    const root = await computeStateRoot(base.header.stateRoot, baseState, state.diff(), ctx.nodes);
+    const bloom = new Uint8Array(256);
+    for (const enc of receipts) {
+      const rb = decodeReceipt(enc).bloom;
+      for (let i = 0; i < 256; i++) bloom[i] |= rb[i];
+    }
+    const header = createBlockHeader(
+      {
+        ...headerData,
+        stateRoot: root.root,
+        gasUsed,
+        transactionsTrie: orderedTrieRoot(txs.map((t) => t.serialize())),
+        receiptTrie: orderedTrieRoot(receipts),
+        logsBloom: bloom,
+      },
+      { common, skipConsensusFormatValidation: true },
+    );
+    // The Block constructor keeps our transaction objects (createBlock would rebuild and
+    // re-validate them against the 2^24 cap).
+    const block = new Block(header, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+    hashes.set(o.number!, block.hash());
+    results.push({ block, senders, receipts: receipts.map(decodeReceipt), calls });
+    parent = block.header;
+    parentHash = block.hash();
+  }
+  return results;
+}
+
+/** Transfer logs and contract logs in execution order is what geth gives; we list transfers first. */
+function mergeTransfers(
+  r: { receipt: { logs: [Uint8Array, Uint8Array[], Uint8Array][] } },
+  transfers: SimCallResult['logs'],
+  failed: boolean,
+): SimCallResult['logs'] {
+  if (failed) return [];
+  return [...transfers, ...r.receipt.logs.map(([address, topics, data]) => ({ address, topics, data }))];
+}

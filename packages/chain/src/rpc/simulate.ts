@@ -1,0 +1,114 @@
+/** eth_simulateV1: parameters in, simulated blocks (geth's block object plus `calls`) out. */
+import {
+  type AccountOverride,
+  type BlockOverrides,
+  SimulateError,
+  type SimBlockInput,
+  simulate,
+} from '../execution/simulate.js';
+import { bytesToHex, quantity } from '../primitives/hex.js';
+import { parseCallArgs } from './callArgs.js';
+import { stateAt } from './chainReads.js';
+import { method, type Methods } from './context.js';
+import { invalidParams, RpcError } from './errors.js';
+import { formatBlock, formatLog } from './format.js';
+import { parseData, parseQuantity } from './params.js';
+
+function parseBlockOverrides(v: unknown): BlockOverrides | undefined {
+  if (v === undefined || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const fail =
+    (k: string) =>
+    (why: string): never => {
+      throw invalidParams(`invalid argument 0: blockOverrides.${k}: ${why}`);
+    };
+  const q = (k: string) => (o[k] === undefined || o[k] === null ? undefined : parseQuantity(o[k], fail(k)));
+  return {
+    number: q('number'),
+    time: q('time'),
+    gasLimit: q('gasLimit'),
+    feeRecipient: o.feeRecipient ? parseData(o.feeRecipient, fail('feeRecipient'), 20) : undefined,
+    prevRandao: o.prevRandao ? parseData(o.prevRandao, fail('prevRandao'), 32) : undefined,
+    baseFeePerGas: q('baseFeePerGas'),
+    blobBaseFee: q('blobBaseFee'),
+  };
+}
+
+function parseStateOverrides(v: unknown): Map<string, AccountOverride> | undefined {
+  if (v === undefined || v === null) return undefined;
+  const out = new Map<string, AccountOverride>();
+  for (const [addr, raw] of Object.entries(v as Record<string, any>)) {
+    const fail =
+      (k: string) =>
+      (why: string): never => {
+        throw invalidParams(`invalid argument 0: stateOverrides.${addr}.${k}: ${why}`);
+      };
+    const a = bytesToHex(parseData(addr, fail('address'), 20));
+    const slots = (m: unknown, k: string): [Uint8Array, Uint8Array][] =>
+      Object.entries((m ?? {}) as Record<string, unknown>).map(([s, val]) => [
+        parseData(s, fail(k), 32),
+        parseData(val, fail(k), 32),
+      ]);
+    out.set(a, {
+      balance: raw.balance != null ? parseQuantity(raw.balance, fail('balance')) : undefined,
+      nonce: raw.nonce != null ? parseQuantity(raw.nonce, fail('nonce')) : undefined,
+      code: raw.code != null ? parseData(raw.code, fail('code')) : undefined,
+      state: raw.state != null ? slots(raw.state, 'state') : undefined,
+      stateDiff: raw.stateDiff != null ? slots(raw.stateDiff, 'stateDiff') : undefined,
+      movePrecompileToAddress:
+        raw.movePrecompileToAddress != null
+          ? parseData(raw.movePrecompileToAddress, fail('movePrecompileToAddress'), 20)
+          : undefined,
+    });
+  }
+  return out;
+}
+
+export const simulateMethods: Methods = {
+  eth_simulateV1: method(['payload', 'block'], 1, async (p, c) => {
+    const payload = p.object(0);
+    const list = payload.blockStateCalls;
+    if (!Array.isArray(list)) p.fail(0, 'blockStateCalls: expected an array');
+    const blocks: SimBlockInput[] = (list as any[]).map((b) => ({
+      blockOverrides: parseBlockOverrides(b?.blockOverrides),
+      stateOverrides: parseStateOverrides(b?.stateOverrides),
+      calls: ((b?.calls ?? []) as unknown[]).map((call) => parseCallArgs(call, 0)),
+    }));
+    const r = await stateAt(c, p.blockOrHash(1));
+    if (!r.block) throw new RpcError(-32000, 'simulation on the pending block is not supported');
+    let results: Awaited<ReturnType<typeof simulate>>;
+    try {
+      results = await simulate(c.chain, r.block, r.state, blocks, {
+        validation: payload.validation === true,
+        traceTransfers: payload.traceTransfers === true,
+      });
+    } catch (e) {
+      if (e instanceof SimulateError) throw new RpcError(e.code, e.message);
+      throw e;
+    }
+    const full = payload.returnFullTransactions === true;
+    return results.map((res) => {
+      const json = formatBlock(res.block, full, res.senders);
+      const h = res.block.header;
+      let logIndex = 0;
+      json.calls = res.calls.map((call, i) => ({
+        returnData: bytesToHex(call.returnData),
+        logs: call.logs.map((l) =>
+          formatLog(l, {
+            blockHash: res.block.hash(),
+            blockNumber: h.number,
+            blockTimestamp: h.timestamp,
+            txHash: res.block.transactions[i].hash(),
+            txIndex: i,
+            logIndex: logIndex++,
+          }),
+        ),
+        gasUsed: quantity(call.gasUsed),
+        maxUsedGas: quantity(call.maxUsedGas),
+        status: quantity(call.status),
+        ...(call.error ? { error: call.error } : {}),
+      }));
+      return json;
+    });
+  }),
+};
