@@ -62,3 +62,24 @@ export async function requestJson<T>(path: string, options: RequestOptions = {})
 }
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+/**
+ * Wraps every function of an API object so that a 401 (expired or revoked session) calls
+ * `onUnauthorized` before the error goes on to the screen.
+ */
+export function signOutOn401<T extends Record<string, (...args: any[]) => Promise<unknown>>>(
+  api: T,
+  onUnauthorized: () => void,
+): T {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(api))
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) onUnauthorized();
+        throw error;
+      }
+    };
+  return guarded as T;
+}

@@ -5,6 +5,7 @@
  */
 import { createContext, type FormEvent, useContext, useMemo, useState } from 'react';
 import { createDashboardApi, type DashboardApi } from '../api/dashboardApi.js';
+import { signOutOn401 } from '../api/http.js';
 import { type Session, setSession, useSession } from '../auth/session.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
@@ -40,7 +41,10 @@ export function Dashboard({ route }: { route: Route }) {
       session
         ? {
             session,
-            api: createDashboardApi(session.token, session.kind === 'operator' ? 'operator' : 'developer'),
+            api: signOutOn401(
+              createDashboardApi(session.token, session.kind === 'operator' ? 'operator' : 'developer'),
+              () => setSession('dashboard', null),
+            ),
             isOperator: session.kind === 'operator',
           }
         : undefined,

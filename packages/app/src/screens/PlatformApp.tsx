@@ -4,6 +4,7 @@
  */
 import { createContext, useCallback, useContext, useMemo } from 'react';
 import { type ClientApi, createClientApi } from '../api/clientApi.js';
+import { signOutOn401 } from '../api/http.js';
 import { type Session, setSession, useSession } from '../auth/session.js';
 import { Address } from '../components/Address.js';
 import { Icon, type IconName } from '../components/Icon.js';
@@ -55,7 +56,7 @@ export function PlatformApp({ route }: { route: Route }) {
 }
 
 function SignedIn({ session, route }: { session: WalletSession; route: Route }) {
-  const api = useMemo(() => createClientApi(session.token), [session.token]);
+  const api = useMemo(() => signOutOn401(createClientApi(session.token), signOutPlatform), [session.token]);
   const platform = useMemo(() => ({ session, api }), [session, api]);
   const onUnauthorized = useCallback(() => signOutPlatform(), []);
   return (

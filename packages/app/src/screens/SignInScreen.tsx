@@ -32,6 +32,8 @@ export function SignInScreen({
   const [error, setError] = useState<unknown>();
   const [keyText, setKeyText] = useState('');
   const [keyError, setKeyError] = useState<string>();
+  const [showAll, setShowAll] = useState(false);
+  const shown = showAll ? (accounts.data ?? []) : (accounts.data ?? []).slice(0, 4);
 
   const signIn = async (signer: Signer, id: string) => {
     setBusy(id);
@@ -72,14 +74,14 @@ export function SignInScreen({
           <div>
             <h3>Dev accounts</h3>
             <p className="muted small">
-              The ten funded accounts of `wharf up`. Signing proves you hold the key.
+              The funded accounts of <code>wharf up</code>. Signing proves you hold the key.
             </p>
           </div>
         </div>
         {accounts.loading && !accounts.data ? <Loading label="Deriving accounts…" /> : null}
         {accounts.error ? <ErrorAlert error={accounts.error} onRetry={accounts.reload} /> : null}
         <ul className="list" aria-label="Dev accounts">
-          {(accounts.data ?? []).map((account: HDAccount, index) => (
+          {shown.map((account: HDAccount, index) => (
             <li key={account.address} className="list-item">
               <span className="account-index">#{index}</span>
               <div className="grow">
@@ -101,6 +103,13 @@ export function SignInScreen({
             </li>
           ))}
         </ul>
+        {!showAll && (accounts.data?.length ?? 0) > shown.length ? (
+          <div className="card-footer" style={{ justifyContent: 'center' }}>
+            <Button size="sm" variant="ghost" onClick={() => setShowAll(true)}>
+              Show all {accounts.data?.length} accounts
+            </Button>
+          </div>
+        ) : null}
       </section>
       <form className="card" onSubmit={importKey}>
         <div className="card-body stack">
