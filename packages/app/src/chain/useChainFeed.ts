@@ -158,7 +158,14 @@ export function useChainFeed(rpcUrl: string | undefined): ChainFeed {
         }
         if (!msg.params) return;
         const kind = subs.get(msg.params.subscription);
-        if (kind === 'newFlashblocks') onPending(msg.params.result);
+        if (kind === 'newFlashblocks') {
+          // A payload that is not a pending block (another flashblocks format): poll instead.
+          if (!snapshotOf(msg.params.result)) {
+            socket?.close();
+            return;
+          }
+          onPending(msg.params.result);
+        }
         if (kind === 'newHeads') void refreshSealed();
       };
       socket.onerror = () => undefined;

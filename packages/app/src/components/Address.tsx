@@ -5,7 +5,7 @@ export function shortAddress(address: string): string {
 
 export function Address({ address, full }: { address: string; full?: boolean }) {
   return (
-    <span className="mono" title={address}>
+    <span className="mono nowrap" title={address}>
       {full ? address : shortAddress(address)}
     </span>
   );

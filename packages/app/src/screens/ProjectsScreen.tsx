@@ -1,5 +1,6 @@
 /** Projects: the developer's own (or, for the operator, all), and a form to create one. */
 import { type FormEvent, useState } from 'react';
+import { ApiError } from '../api/http.js';
 import { Button } from '../components/Button.js';
 import { Field } from '../components/Field.js';
 import { Icon } from '../components/Icon.js';
@@ -36,7 +37,19 @@ export function ProjectsScreen() {
         ) : null}
       </div>
       {creating ? <CreateProject onDone={() => setCreating(false)} /> : null}
-      {projects.error ? <ErrorAlert error={projects.error} onRetry={projects.reload} /> : null}
+      {projects.error instanceof ApiError && projects.error.status === 404 && !isOperator ? (
+        <div className="alert alert-warning">
+          <div className="grow">
+            <strong>This server has no developer dashboard API yet.</strong>
+            <p>
+              Developers' own projects need <code>/api/v1/dashboard</code>. Meanwhile the operator (admin
+              token) can create projects, and <code>wharf project create</code> does the same from a terminal.
+            </p>
+          </div>
+        </div>
+      ) : projects.error ? (
+        <ErrorAlert error={projects.error} onRetry={projects.reload} />
+      ) : null}
       {projects.loading && !projects.data ? <Loading /> : null}
       {projects.data && list.length === 0 && !creating ? (
         <div className="card">
