@@ -182,6 +182,7 @@ export async function runCall(
   } catch (e) {
     throw new CallError((e as Error).message.split(' (')[0], 'invalid');
   }
+  const unmask = await overlay.maskSenderCode(args.from ?? ZERO_ADDRESS);
   try {
     const r = await runTx(vm, {
       tx,
@@ -202,6 +203,8 @@ export async function runCall(
     };
   } catch (e) {
     throw new CallError(cleanVmMessage((e as Error).message), 'invalid');
+  } finally {
+    unmask();
   }
 }
 

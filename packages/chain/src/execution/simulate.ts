@@ -235,7 +235,14 @@ export async function simulate(
         await state.putStorage(addr, pad32(bigintToBytes(idx + 8191n)), new Uint8Array(32));
       }
     }
+    let zero: Block | undefined;
+    const zeroFeeBlock = () =>
+      (zero ??= createBlock(
+        { header: { ...headerData, baseFeePerGas: 0n } },
+        { common, skipConsensusFormatValidation: true },
+      ));
     const vm = await createVm(ctx.spec.common, state, ctx.blocks, { number: o.number!, timestamp: o.time! });
+    movePrecompiles(vm, moved);
     // BLOCKHASH of simulated blocks.
     const chainGet = vm.blockchain as unknown as { getBlock(n: number): Promise<{ hash(): Uint8Array }> };
     const orig = chainGet.getBlock.bind(chainGet);
@@ -248,10 +255,12 @@ export async function simulate(
     const receipts: Uint8Array[] = [];
     const calls: SimCallResult[] = [];
     let gasUsed = 0n;
+    let blobGasUsed = 0n;
     for (const call of b.calls) {
       const from = call.from ?? new Uint8Array(20);
       const nonce = call.nonce ?? (await state.readAccount(from))?.nonce ?? 0n;
-      const gas = call.gas ?? gasPool;
+      const remaining = execBlock.header.gasLimit - gasUsed;
+      const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool);
       if (gasUsed + gas > execBlock.header.gasLimit)
         throw new SimulateError(
           -38015,
@@ -289,12 +298,19 @@ export async function simulate(
           bigintToBytes(a.s),
         ]);
       if (txData.type === 0) delete txData.accessList;
+      const MAX_NONCE = 2n ** 64n - 1n;
+      if (nonce >= MAX_NONCE) {
+        if (opts.validation) throw new SimulateError(-32603, `nonce has max value: nonce ${nonce}`);
+        txData.nonce = 0n;
+      }
       let tx: TypedTransaction;
       try {
         tx = createTx(txData as never, { common: txCommon as never, freeze: false });
       } catch (e) {
         throw new SimulateError(-32602, (e as Error).message.split(' (')[0]);
       }
+      // @ethereumjs refuses a nonce of 2^64-1 at construction; geth simulates it.
+      if (nonce >= MAX_NONCE) (tx as unknown as { nonce: bigint }).nonce = nonce;
       const sender = new Address(from);
       (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
       const transfers: SimCallResult['logs'] = [];
@@ -322,11 +338,16 @@ export async function simulate(
         vm.evm.events!.on('beforeMessage', onBefore);
         vm.evm.events!.on('afterMessage', onAfter);
       }
+      // Without validation geth lets any fee run (NoBaseFee): below the base fee, run at base fee 0.
+      const feeCap = call.gasPrice ?? call.maxFeePerGas ?? 0n;
+      const runBlock =
+        !opts.validation && baseFee !== undefined && feeCap < baseFee ? zeroFeeBlock() : execBlock;
+      const unmask = await state.maskSenderCode(from);
       let r: Awaited<ReturnType<typeof runTx>>;
       try {
         r = await runTx(vm, {
           tx,
-          block: execBlock,
+          block: runBlock,
           blockGasUsed: gasUsed,
           skipNonce: !opts.validation,
           skipHardForkValidation: true,
@@ -335,6 +356,7 @@ export async function simulate(
       } catch (e) {
         throw txError((e as Error).message);
       } finally {
+        unmask();
         if (opts.traceTransfers) {
           vm.evm.events!.off('beforeMessage', onBefore);
           vm.evm.events!.off('afterMessage', onAfter);
@@ -342,13 +364,14 @@ export async function simulate(
       }
       gasUsed += r.totalGasSpent;
       gasPool -= r.totalGasSpent;
+      blobGasUsed += r.blobGasUsed ?? 0n;
       txs.push(tx);
       senders.push(from);
       const enc = encodeReceipt(r.receipt, tx.type);
       receipts.push(enc);
       const failed = r.execResult.exceptionError !== undefined;
       const res: SimCallResult = {
-        returnData: r.execResult.returnValue,
+        returnData: failed ? new Uint8Array(0) : r.execResult.returnValue,
         logs: opts.traceTransfers
           ? mergeTransfers(r, transfers, failed)
           : failed
@@ -378,6 +401,7 @@ export async function simulate(
         ...headerData,
         stateRoot: root.root,
         gasUsed,
+        blobGasUsed: cancun ? blobGasUsed : undefined,
         transactionsTrie: orderedTrieRoot(txs.map((t) => t.serialize())),
         receiptTrie: orderedTrieRoot(receipts),
         logsBloom: bloom,
@@ -393,6 +417,16 @@ export async function simulate(
     parentHash = block.hash();
   }
   return results;
+}
+
+/** movePrecompileToAddress: the precompile answers at its new address only. */
+function movePrecompiles(vm: { evm: unknown }, moved: Map<string, Uint8Array>): void {
+  if (moved.size === 0) return;
+  const table = (vm.evm as { _precompiles: Map<string, unknown> })._precompiles;
+  const fns = new Map<string, unknown>();
+  for (const [to, from] of moved) if (from.length) fns.set(to, table.get(bytesToHex(from).slice(2)));
+  for (const [to, from] of moved) if (!from.length) table.delete(to.slice(2));
+  for (const [to, fn] of fns) if (fn) table.set(to.slice(2), fn);
 }
 
 /** Transfer logs and contract logs in execution order is what geth gives; we list transfers first. */

@@ -43,6 +43,8 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private journal: (() => void)[] = [];
   private readonly checkpoints: number[] = [];
   private readonly original = new Map<string, Uint8Array>();
+  /** See maskSenderCode. */
+  private mask?: { key: string; codeHash: Uint8Array; reads: number };
 
   constructor(
     readonly base: StateReader,
@@ -74,13 +76,39 @@ export class JournaledState implements StateManagerInterface, StateReader {
 
   // ---- StateManagerInterface ----
 
-  getAccount(address: Address): Promise<Account | undefined> {
-    return this.readAccount(address.bytes);
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const a = await this.readAccount(address.bytes);
+    const m = this.mask;
+    if (a && m && m.reads > 0 && m.key === bytesToHex(address.bytes)) {
+      m.reads--;
+      a.codeHash = KECCAK256_NULL;
+    }
+    return a;
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
-    this.setAccount(bytesToHex(address.bytes), copyAccount(account));
+    const k = bytesToHex(address.bytes);
+    const copy = copyAccount(account);
+    if (this.mask?.key === k && equalBytes(copy.codeHash, KECCAK256_NULL)) copy.codeHash = this.mask.codeHash;
+    this.setAccount(k, copy);
+  }
+
+  /**
+   * eth_call and eth_simulateV1 may send from a contract (geth skips EIP-3607 there; @ethereumjs
+   * cannot): runTx's first read of the sender sees no code, and its write-backs keep the code.
+   * Returns the function that ends the mask.
+   */
+  async maskSenderCode(address: Uint8Array): Promise<() => void> {
+    const a = await this.readAccount(address);
+    if (!a || equalBytes(a.codeHash, KECCAK256_NULL)) return () => {};
+    const code = await this.readCode(a.codeHash);
+    // A 7702 delegation may send anyway.
+    if (code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) return () => {};
+    this.mask = { key: bytesToHex(address), codeHash: a.codeHash, reads: 1 };
+    return () => {
+      this.mask = undefined;
+    };
   }
 
   async deleteAccount(address: Address): Promise<void> {
