@@ -2,6 +2,7 @@
 import { useMemo, useState } from 'react';
 import { Address } from '../components/Address.js';
 import { ChainList } from '../components/ChainList.js';
+import { ConnectedSites } from '../components/ConnectedSites.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { RpcSettings } from '../components/RpcSettings.js';
 import { ErrorAlert, Loading, describeError } from '../components/States.js';
@@ -73,6 +74,7 @@ export function WalletScreen() {
           </div>
           <div className="stack">
             <ChainList wallet={wallet.data.wallet} provider={provider} />
+            <ConnectedSites wallet={wallet.data.wallet} />
             <RpcSettings
               key={wallet.data.config.rpcUrl}
               config={wallet.data.config}
