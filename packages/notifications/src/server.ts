@@ -82,12 +82,12 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     ? new RedisRateLimitStore(options.redisUrl, prefix, onRedisError)
     : new MemoryRateLimitStore(clock);
 
-  const basePreferences = new SqlPreferencesStore(database.db);
+  const basePreferences = new SqlPreferencesStore(database.db, database.kind);
   const preferences =
     typeof options.preferences === 'function'
       ? options.preferences(basePreferences)
       : (options.preferences ?? basePreferences);
-  const sqlDelivery = new SqlDeliveryPath(database.db, fanout, app.log);
+  const sqlDelivery = new SqlDeliveryPath(database, fanout, app.log);
   const delivery =
     typeof options.delivery === 'function'
       ? options.delivery(sqlDelivery)

@@ -25,6 +25,8 @@ export interface DatabaseOptions {
 export interface Database {
   db: Db;
   kind: DbKind;
+  /** The better-sqlite3 handle under `db` (SQLite only), for hot paths that batch prepared statements. */
+  sqlite?: Sqlite.Database;
   close(): Promise<void>;
 }
 
@@ -55,7 +57,7 @@ function openSqlite(options: DatabaseOptions): Database {
   handle.pragma('synchronous = NORMAL');
   handle.pragma('busy_timeout = 5000');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
-  return { db, kind: 'sqlite', close: () => db.destroy() };
+  return { db, kind: 'sqlite', sqlite: handle, close: () => db.destroy() };
 }
 
 function openPostgres(options: DatabaseOptions): Database {
@@ -77,6 +79,16 @@ function openPostgres(options: DatabaseOptions): Database {
 }
 
 /** `schema`: where the migration bookkeeping lives (PostgreSQL); unqualified, Kysely would look in every schema. */
+/**
+ * `column IN (list)` with the list as ONE parameter (a PostgreSQL array, or a JSON array that
+ * SQLite unpacks with json_each): a send's 1,000 addresses do not become 1,000 placeholders.
+ */
+export function inList(kind: DbKind, column: string, values: readonly string[]) {
+  return kind === 'postgres'
+    ? sql<boolean>`${sql.ref(column)} = any(${values as string[]}::text[])`
+    : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,10 +1,13 @@
 /** The preferences store on the notifications database (table `pins`). */
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type Db, type DbKind, inList } from '../db/database.js';
 import type { PinnedApp, PinnedUser, PreferenceStatus, PreferencesStore, WalkPosition } from './store.js';
 
 export class SqlPreferencesStore implements PreferencesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
 
   async statusOf(appUrl: string, addresses: readonly string[]): Promise<Map<string, PreferenceStatus>> {
     const result = new Map<string, PreferenceStatus>();
@@ -14,7 +17,7 @@ export class SqlPreferencesStore implements PreferencesStore {
       .select(['address', 'notifications_enabled'])
       .where('app_url', '=', appUrl)
       .where('pinned', '=', 1)
-      .where('address', 'in', addresses as string[])
+      .where(inList(this.kind, 'address', addresses))
       .execute();
     for (const row of rows) {
       result.set(row.address, { pinned: true, notificationsEnabled: row.notifications_enabled === 1 });
