@@ -21,6 +21,7 @@ import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
+import { testingMethods } from './rpc/testing.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
 import { createTxPool } from './txpool/index.js';
@@ -99,6 +100,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...txpoolMethods,
       ...debugMethods,
       ...traceMethods,
+      ...testingMethods,
     },
     rpc,
   );
