@@ -170,6 +170,27 @@ describe.each(backends)('client API on $name', (backend) => {
     expect(catalog.apps).toEqual([{ appUrl: APP_URL, name: 'Test app' }]);
   });
 
+  it('the client API has its own budget per session', async () => {
+    t = await startApp(backend, { rateLimit: 1, clientRateLimit: 4 }); // two sign-ins spend the IP budget of 4
+    const aliceToken = await signIn(t, alice);
+    const bobToken = await signIn(t, bob);
+    for (let i = 0; i < 4; i++)
+      expect((await as(aliceToken).get('/api/v1/client/apps')).statusCode).toBe(200);
+    const limited = await as(aliceToken).get('/api/v1/client/apps');
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await as(bobToken).get('/api/v1/client/apps')).statusCode).toBe(200);
+    // The developers' budget (1 here) is separate.
+    const dev = () =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/notifications/app/users?app_url=${APP_URL}`,
+        headers: { 'x-api-key': t.apiKey },
+      });
+    expect((await dev()).statusCode).toBe(200);
+    expect((await dev()).statusCode).toBe(429);
+  });
+
   it('the inbox: list newest first with a cursor, unread only, mark read; one user never sees another’s', async () => {
     t = await startApp(backend);
     const aliceToken = await signIn(t, alice);
