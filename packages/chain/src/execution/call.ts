@@ -307,7 +307,7 @@ export async function estimateGas(
   const [f0, first] = await failed(hi);
   if (f0) {
     if (first && first.error === 'revert') throw revertError(first.returnValue);
-    if (first && first.error && first.error !== 'out of gas') throw new CallError(first.error, 'halt');
+    if (first?.error && first.error !== 'out of gas') throw new CallError(first.error, 'halt');
     throw new CallError(`gas required exceeds allowance (${hi})`, 'invalid');
   }
   let lo = first!.gasUsed - 1n;

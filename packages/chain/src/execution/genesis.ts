@@ -20,7 +20,7 @@ export async function writeGenesis(ctx: ChainContext): Promise<void> {
   for (const a of spec.alloc) {
     const address = new Address(a.address);
     await state.modifyAccountFields(address, { balance: a.balance, nonce: a.nonce });
-    if (a.code && a.code.length) await state.putCode(address, a.code);
+    if (a.code?.length) await state.putCode(address, a.code);
     for (const [slot, value] of a.storage) {
       const key = new Uint8Array(32);
       key.set(slot.subarray(Math.max(0, slot.length - 32)), 32 - Math.min(32, slot.length));

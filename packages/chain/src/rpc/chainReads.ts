@@ -11,15 +11,21 @@ import { keys } from '../storage/keys.js';
 import type { RpcContext } from './context.js';
 import { headerNotFound } from './errors.js';
 
+const depsCache = new WeakMap<RpcContext, ResolveDeps>();
+
 export function deps(c: RpcContext): ResolveDeps {
+  const cached = depsCache.get(c);
+  if (cached) return cached;
   const { chain } = c;
-  return {
+  const d: ResolveDeps = {
     blocks: chain.blocks,
     flat: chain.flat,
     nodes: chain.nodes,
     code: (h) => chain.store.get(keys.code(h)),
     pending: () => c.producer.pending,
   };
+  depsCache.set(c, d);
+  return d;
 }
 
 /** State methods: a tag beyond the head is "header not found". */

@@ -17,7 +17,7 @@ import { type Params, parseData } from './params.js';
 
 const hex = bytesToHex;
 
-async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
+async function blockJson(_c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
   return formatBlock(view.block, full, view.senders, { pending: view.pending });
 }

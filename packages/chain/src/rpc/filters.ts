@@ -19,7 +19,7 @@ export const filterMethods: Methods = {
   }),
   eth_getFilterLogs: method(['filterId'], 1, async (p, c) => {
     const f = c.filters.get(p.string(0));
-    if (!f || f.kind !== 'logs') throw filterNotFound();
+    if (f?.kind !== 'logs') throw filterNotFound();
     return getLogs(c, f.criteria!);
   }),
 };

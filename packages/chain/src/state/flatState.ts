@@ -59,7 +59,8 @@ export class FlatStateReader implements StateReader {
       a = raw ? createAccountFromRLP(raw) : null;
       this.remember(this.accounts, k, a);
     }
-    return a ? copyAccount(a) : undefined;
+    // Shared with the cache: StateReader callers never mutate (JournaledState copies for the EVM).
+    return a ?? undefined;
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {

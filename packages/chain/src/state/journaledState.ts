@@ -56,7 +56,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
 
   async readAccount(address: Uint8Array): Promise<Account | undefined> {
     const a = this.accounts.get(bytesToHex(address));
-    if (a !== undefined) return a ? copyAccount(a) : undefined;
+    if (a !== undefined) return a ?? undefined;
     return this.base.readAccount(address);
   }
 
@@ -77,7 +77,9 @@ export class JournaledState implements StateManagerInterface, StateReader {
   // ---- StateManagerInterface ----
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const a = await this.readAccount(address.bytes);
+    // The EVM mutates what it gets: always a copy.
+    const read = await this.readAccount(address.bytes);
+    const a = read && copyAccount(read);
     const m = this.mask;
     if (a && m && m.reads > 0 && m.key === bytesToHex(address.bytes)) {
       m.reads--;

@@ -59,9 +59,12 @@ export async function resolve(d: ResolveDeps, t: BlockTag): Promise<Resolved | u
     const p = d.pending();
     return { header: p.header, state: p.state, pending: true };
   }
+  const head = d.blocks.head;
+  // The hot path: latest (and its aliases) read the flat state.
+  if ('tag' in t && t.tag !== 'earliest')
+    return { block: head, header: head.header, state: d.flat, pending: false };
   const block = await resolveBlock(d, t);
   if (!block) return undefined;
-  const head = d.blocks.head;
   const state = equalBytes(block.hash(), head.hash())
     ? d.flat
     : new TrieStateReader(block.header.stateRoot, d.nodes, d.code);

@@ -6,7 +6,7 @@
 import type { Account } from '@ethereumjs/util';
 
 export interface StateReader {
-  /** A fresh Account the caller may mutate, or undefined when the account does not exist. */
+  /** The account (read-only: it may be shared with a cache), or undefined when it does not exist. */
   readAccount(address: Uint8Array): Promise<Account | undefined>;
   /** The slot's value, leading zeros stripped (empty for zero). `slot` is 32 bytes. */
   readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;

@@ -35,7 +35,8 @@ export async function computeStateRoot(
     const addr = hexToBytes(k);
     const changed = diff.accounts.get(k);
     // A copy: the overlay's own objects must keep their base storage root for the next call.
-    const account = changed === undefined ? await base.readAccount(addr) : changed && copyAccount(changed);
+    const read = changed === undefined ? await base.readAccount(addr) : changed;
+    const account = read && copyAccount(read);
     const key = keccak256(addr);
     if (!account) {
       accounts.set(k, null);
