@@ -2,8 +2,6 @@
  * The tables of the notifications store, as Kysely sees them. Times are Unix milliseconds
  * (bigint columns, read back as numbers); booleans are 0/1 integers on both SQLite and PostgreSQL.
  */
-import type { Generated } from 'kysely';
-
 export interface ProjectsTable {
   id: string;
   name: string;
@@ -89,6 +87,3 @@ export interface Tables {
   auth_nonces: AuthNoncesTable;
   sessions: SessionsTable;
 }
-
-/** Kept for generated columns, should a table grow one. */
-export type { Generated };

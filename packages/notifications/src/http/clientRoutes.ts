@@ -123,7 +123,8 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
         false,
       ),
     },
-    async (request) => signIn(deps, request.body, request.headers.host ?? ''),
+    // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy.
+    async (request) => signIn(deps, request.body, request.host),
   );
 
   app.get(
