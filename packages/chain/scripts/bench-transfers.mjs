@@ -76,5 +76,19 @@ const total = performance.now() - t0;
 console.log(
   `${N} transfers: accepted ${(N / (accepted / 1000)).toFixed(0)}/s, mined ${(N / (total / 1000)).toFixed(0)}/s (${(total / 1000).toFixed(2)} s, blocks ${start0 + 1}..${last})`,
 );
+// eth_getBlockByNumber(n, true) on the fullest block: p50 over 50 calls.
+let fullest = { n: 0, count: 0 };
+for (let n = start0 + 1; n <= last; n++) {
+  const b = (await post({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockTransactionCountByNumber', params: [`0x${n.toString(16)}`] })).result;
+  if (Number(b) > fullest.count) fullest = { n, count: Number(b) };
+}
+const times = [];
+for (let i = 0; i < 50; i++) {
+  const t = performance.now();
+  await post({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [`0x${fullest.n.toString(16)}`, true] });
+  times.push(performance.now() - t);
+}
+times.sort((a, b) => a - b);
+console.log(`eth_getBlockByNumber(full) on a ${fullest.count}-tx block: p50 ${times[25].toFixed(1)} ms`);
 await node.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

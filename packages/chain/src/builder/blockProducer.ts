@@ -123,7 +123,11 @@ export class BlockProducer {
         sinceYield = 0;
         await new Promise((r) => setImmediate(r));
       }
-      const r = await this.pending.add(t.tx);
+      const r = await this.pending.add(t.tx, {
+        raw: t.raw,
+        sender: hexToBytes(t.sender),
+        hash: hexToBytes(t.hash),
+      });
       if (r.ok) {
         done.push(t);
         this.included.set(t.hash, t);

@@ -14,6 +14,8 @@ import type { ChainContext } from './chainContext.js';
 
 export interface ExecutedBlock {
   block: Block;
+  /** The block's RLP when the caller assembled it already. */
+  rlp?: Uint8Array;
   /** Consensus encodings, one per transaction. */
   receipts: Uint8Array[];
   senders: Uint8Array[];
@@ -35,7 +37,7 @@ export async function commitBlock(
   const w: BlockWrite = {
     hash: block.hash(),
     number: block.header.number,
-    rlp: block.serialize(),
+    rlp: executed.rlp ?? block.serialize(),
     receipts: encodeReceiptList(executed.receipts),
     senders: concat(...executed.senders),
     txHashes: block.transactions.map((t) => t.hash()),
@@ -60,5 +62,5 @@ export async function commitBlock(
   }
   await ctx.store.writeBlock(w);
   ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
-  ctx.blocks.setHead(block);
+  ctx.blocks.setHead(block, w.rlp.length);
 }

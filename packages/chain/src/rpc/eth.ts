@@ -17,9 +17,10 @@ import { type Params, parseData } from './params.js';
 
 const hex = bytesToHex;
 
-async function blockJson(_c: RpcContext, view: BlockView | undefined, full: boolean) {
+async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
-  return formatBlock(view.block, full, view.senders, { pending: view.pending });
+  const size = view.pending ? undefined : c.chain.blocks.sizeOf(view.block);
+  return formatBlock(view.block, full, view.senders, { pending: view.pending, size });
 }
 
 function blobGasPriceOf(view: BlockView): bigint {

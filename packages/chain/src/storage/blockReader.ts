@@ -15,6 +15,7 @@ export class BlockReader {
   private readonly blocks = new Map<string, Block>();
   private readonly receipts = new Map<string, StoredReceipt[]>();
   private readonly numbers = new Map<bigint, Uint8Array>();
+  private readonly sizes = new Map<string, number>();
   head!: Block;
   /** Hash of block 0 (EIP-2124 fork ids start from it). */
   genesisHash!: Uint8Array;
@@ -34,8 +35,9 @@ export class BlockReader {
   }
 
   /** Called after a seal made `block` the head (the database already has it). */
-  setHead(block: Block): void {
+  setHead(block: Block, size?: number): void {
     this.head = block;
+    if (size !== undefined) this.sizes.set(bytesToHex(block.hash()), size);
     if (block.header.number === 0n) this.genesisHash = block.hash();
     this.remember(block);
     this.numbers.set(block.header.number, block.hash());
@@ -53,6 +55,7 @@ export class BlockReader {
     if (!rlp) return undefined;
     const b = this.decode(rlp);
     this.remember(b);
+    this.sizes.set(k, rlp.length);
     return b;
   }
 
@@ -105,7 +108,19 @@ export class BlockReader {
     return this.store.txLocation(txHash);
   }
 
+  /** RLP size of a sealed block (eth_getBlockBy* `size`) without re-encoding it. */
+  sizeOf(block: Block): number {
+    const k = bytesToHex(block.hash());
+    let n = this.sizes.get(k);
+    if (n === undefined) {
+      n = block.serialize().length;
+      this.sizes.set(k, n);
+    }
+    return n;
+  }
+
   private remember(b: Block): void {
+    if (this.sizes.size >= CACHE * 4) this.sizes.clear();
     if (this.blocks.size >= CACHE) this.blocks.clear();
     this.blocks.set(bytesToHex(b.hash()), b);
   }
