@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
+import { toChecksumAddress } from './checksum.js';
 import { version } from './version.js';
 
 /** What `wharf up` prints once serving, as Anvil does: URLs, dev accounts with keys, the admin token. */
@@ -27,7 +28,7 @@ export function upBanner(input: {
   if (input.chain && input.chain.accounts.length > 0) {
     const eth = formatEther(input.balanceWei);
     lines.push(`Available accounts (${eth} ETH each)`, '==================');
-    for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${a.address}`);
+    for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${toChecksumAddress(a.address)}`);
     lines.push('', 'Private keys', '==================');
     for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${a.privateKey}`);
     lines.push('', 'Mnemonic', '==================', input.mnemonic, '');

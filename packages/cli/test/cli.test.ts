@@ -81,6 +81,18 @@ describe('wharf up', () => {
     const missing = await fetch(`${platform}/api/v1/no-such-route`);
     expect(missing.status).toBe(404);
 
+    // The chain node of the same process answers, and the banner lists the funded dev accounts.
+    const chain = /Chain RPC\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    expect(chain).toBeDefined();
+    const rpc = await fetch(chain!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId', params: [] }),
+    });
+    expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 7, result: '0x7a69' });
+    expect(out).toMatch(/\(0\) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
+    expect(out).toMatch(/\(0\) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
+
     running.child.kill('SIGINT');
     expect(await running.exited).toBe(0);
     expect(running.stderr()).toMatch(/stopped cleanly/);
@@ -104,5 +116,17 @@ describe('wharf up', () => {
     const r = wharf(['serve', '--port', port, '--data-dir', tempDir()]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/EADDRINUSE|address already in use/i);
+  });
+});
+
+describe('EIP-55 checksums of the printed accounts', () => {
+  it('matches the known checksum of the first dev account', async () => {
+    const { toChecksumAddress } = await import('../src/checksum.js');
+    expect(toChecksumAddress('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')).toBe(
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
+    expect(toChecksumAddress('0x70997970C51812DC3A010C7D01B50E0D17DC79C8')).toBe(
+      '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { toChecksumAddress } from '../checksum.js';
 import { type ChainFlags, startChain } from '../compose.js';
 import { createLogger } from '../logger.js';
 import { progressBar } from '../progress.js';
@@ -22,7 +23,7 @@ export function registerChainCommands(program: Command): void {
     shutdown.add(() => node.close());
     process.stdout.write(`Chain RPC   ${node.url}   ${node.wsUrl}   chain id ${node.chainId}\n`);
     for (const [i, a] of node.accounts.entries())
-      process.stdout.write(`(${i}) ${a.address} ${a.privateKey}\n`);
+      process.stdout.write(`(${i}) ${toChecksumAddress(a.address)} ${a.privateKey}\n`);
     start.setOptionValue('__exitCode', await shutdown.done);
   });
 
