@@ -62,6 +62,17 @@ declare module 'fastify' {
 
 const dedupeSweepMs = 10 * 60 * 1000;
 
+/** A URL with its password hidden, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
+
 /** Builds the platform's HTTP app without listening (tests use `app.inject`). */
 export async function buildPlatformApp(options: PlatformServerOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? Date.now;
@@ -81,6 +92,15 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   const rateLimitStore: RateLimitStore = options.redisUrl
     ? new RedisRateLimitStore(options.redisUrl, prefix, onRedisError)
     : new MemoryRateLimitStore(clock);
+
+  if (rateLimitStore instanceof RedisRateLimitStore) {
+    try {
+      await rateLimitStore.ready();
+    } catch (error) {
+      await Promise.allSettled([rateLimitStore.close(), fanout.close(), database.close()]);
+      throw new Error(`cannot reach Redis at ${redactUrl(options.redisUrl!)}: ${(error as Error).message}`);
+    }
+  }
 
   const basePreferences = new SqlPreferencesStore(database.db, database.kind);
   const preferences =

@@ -122,3 +122,9 @@ describe.skipIf(!redisUrl)('rate limit (Redis store)', () => {
     }
   });
 });
+
+describe('Redis unreachable', () => {
+  it('startup fails with a message naming Redis', async () => {
+    await expect(startApp(sqlite, { redisUrl: 'redis://127.0.0.1:1' })).rejects.toThrow(/cannot reach Redis/);
+  }, 15_000);
+});

@@ -69,6 +69,7 @@ export class RedisFanout implements LiveFanout {
       }
     });
     this.ready = this.subscriber.subscribe(this.channel);
+    this.ready.catch(onError);
   }
 
   async publish(notifications: readonly Notification[]): Promise<void> {

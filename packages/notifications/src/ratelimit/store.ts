@@ -89,7 +89,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly keyPrefix = 'wharf:',
     onError: (error: Error) => void = () => {},
   ) {
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+    // No offline queue: while Redis is unreachable a hit fails at once and the hook lets the
+    // request through (logged), instead of holding it until a reconnection.
+    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.redis.on('error', onError);
     this.redis.defineCommand('wharfSlidingWindow', { numberOfKeys: 1, lua: slidingWindowScript });
   }
@@ -108,6 +110,22 @@ export class RedisRateLimitStore implements RateLimitStore {
       remaining: Math.max(0, limit - count),
       resetMs: Math.max(0, reset),
     };
+  }
+
+  /** Resolves once connected; rejects after `timeoutMs`. The server waits for it at startup. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error(`Redis is not reachable within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', onReady);
+    });
   }
 
   async close(): Promise<void> {
