@@ -52,6 +52,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     requireSame: (stored) => {
       if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
         return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
+      if (fresh.kind === 'geth' && JSON.stringify(stored) !== JSON.stringify(fresh))
+        return 'the data directory holds another chain than --genesis names: use another --data-dir';
       return undefined;
     },
   });

@@ -134,3 +134,17 @@ describe('restart', () => {
     await new Promise((r) => second.child.once('exit', r));
   });
 });
+
+describe('data directory guards', () => {
+  it('refuses a second node on the same data directory and a different chain id', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const a = await startTestNode({ dataDir });
+    try {
+      await expect(startTestNode({ dataDir })).rejects.toThrow(/in use by another process/);
+    } finally {
+      await a.stop({ keepData: true });
+    }
+    await expect(startTestNode({ dataDir, chainId: 5n })).rejects.toThrow(/chain id 31337, not 5/);
+  });
+});

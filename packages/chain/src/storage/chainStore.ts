@@ -36,7 +36,14 @@ export class ChainStore {
 
   static async open(dir: string): Promise<ChainStore> {
     const db = new ClassicLevel<Bytes, Bytes>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.open();
+    try {
+      await db.open();
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED')
+        throw new Error(`the chain database ${dir} is in use by another process (is a node running on it?)`);
+      throw e;
+    }
     return new ChainStore(db);
   }
 
