@@ -4,6 +4,7 @@
  * and connects, reject answers 4001. Needs the client API (sign-in) of the platform server.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appDist, cliBin, type RunningWharf, startWharf } from './support/wharf.js';
 
 const chromiumPath = process.env.WHARF_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const artifacts = process.env.WHARF_ARTIFACTS_DIR ?? os.tmpdir();
 const canRun = fs.existsSync(chromiumPath) && fs.existsSync(cliBin) && fs.existsSync(appDist);
 
 /** Bundles the mini app page as one ES module and serves it on its own origin. */
@@ -79,11 +81,13 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     method: string,
     params: unknown,
     answer: 'approve' | 'reject',
+    screenshot?: string,
   ) {
     const pending = frame.evaluate(([m, p]) => (globalThis as any).ask(m, p), [method, params] as const);
     await page.getByTestId('approval-origin').waitFor();
     expect(await page.getByTestId('approval-origin').textContent()).toBe(mini.origin);
     const dialog = page.getByRole('dialog');
+    if (screenshot) await page.screenshot({ path: path.join(artifacts, screenshot) });
     if (answer === 'reject') await dialog.getByRole('button', { name: 'Reject' }).click();
     else await dialog.getByRole('button').last().click();
     return pending;
@@ -130,7 +134,9 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
       rpcUrls: [wharf.rpcUrl!.replace('127.0.0.1', 'localhost')],
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     };
-    expect(await ask(frame, page, 'wallet_addEthereumChain', [chain], 'approve')).toEqual({ result: null });
+    expect(
+      await ask(frame, page, 'wallet_addEthereumChain', [chain], 'approve', 'wharf-app-approval-desktop.png'),
+    ).toEqual({ result: null });
     expect(await frame.evaluate(() => (globalThis as any).ask('eth_chainId'))).toEqual({ result: '0x7a69' });
     await page.screenshot({
       path: path.join(process.env.WHARF_ARTIFACTS_DIR ?? '/tmp', 'wharf-app-miniapp-desktop.png'),

@@ -37,10 +37,10 @@ export function createDashboardApi(token: string, role: DashboardRole) {
     projects: () => requestJson<{ projects: Project[] }>(base, { headers }),
     project: (id: string) => requestJson<Project>(projectPath(id), { headers }),
     /** Creates a project with its first app URL; the answer carries its first API key (shown once). */
-    createProject: (input: { name: string; appUrl: string }) =>
+    createProject: (input: { name: string; appUrl: string; owner?: string }) =>
       requestJson<IssuedKey & { appUrls: string[]; whitelisted: boolean }>(base, {
         headers,
-        body: { name: input.name, app_url: input.appUrl },
+        body: { name: input.name, app_url: input.appUrl, ...(input.owner ? { owner: input.owner } : {}) },
       }),
     deleteProject: (id: string) => requestJson(projectPath(id), { method: 'DELETE', headers }),
     addAppUrl: (id: string, appUrl: string) =>

@@ -112,7 +112,8 @@ export function ProjectsScreen() {
 }
 
 function CreateProject({ onDone }: { onDone: () => void }) {
-  const { api } = useDashboard();
+  const { api, isOperator } = useDashboard();
+  const [owner, setOwner] = useState('');
   const [name, setName] = useState('');
   const [appUrl, setAppUrl] = useState('');
   const [busy, setBusy] = useState(false);
@@ -124,7 +125,11 @@ function CreateProject({ onDone }: { onDone: () => void }) {
     setBusy(true);
     setError(undefined);
     try {
-      const project = await api.createProject({ name: name.trim(), appUrl: appUrl.trim() });
+      const project = await api.createProject({
+        name: name.trim(),
+        appUrl: appUrl.trim(),
+        owner: owner.trim() || undefined,
+      });
       rememberKey(project.projectId, project.apiKey);
       setCreated({ projectId: project.projectId, apiKey: project.apiKey });
     } catch (e) {
@@ -160,6 +165,18 @@ function CreateProject({ onDone }: { onDone: () => void }) {
             placeholder="https://app.example"
           />
         </Field>
+        {isOperator ? (
+          <Field label="Owner (optional)" htmlFor="project-owner" hint="The developer's wallet address">
+            <input
+              id="project-owner"
+              className="input mono"
+              value={owner}
+              onChange={(e) => setOwner(e.target.value)}
+              placeholder="0x…"
+              spellCheck={false}
+            />
+          </Field>
+        ) : null}
       </div>
       {error ? (
         <div className="card-body" style={{ paddingTop: 0 }}>
