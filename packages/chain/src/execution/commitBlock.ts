@@ -29,7 +29,7 @@ export function rootOf(ctx: ChainContext, baseRoot: Uint8Array, base: StateReade
 export async function commitBlock(
   ctx: ChainContext,
   executed: ExecutedBlock,
-  state: JournaledState,
+  state: Pick<JournaledState, 'diff'>,
   root: RootResult,
 ): Promise<void> {
   const { block } = executed;
