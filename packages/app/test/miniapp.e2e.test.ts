@@ -87,7 +87,10 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     await page.getByTestId('approval-origin').waitFor();
     expect(await page.getByTestId('approval-origin').textContent()).toBe(mini.origin);
     const dialog = page.getByRole('dialog');
-    if (screenshot) await page.screenshot({ path: path.join(artifacts, screenshot) });
+    if (screenshot) {
+      await page.waitForTimeout(300); // let the dialog finish rising in
+      await page.screenshot({ path: path.join(artifacts, screenshot) });
+    }
     if (answer === 'reject') await dialog.getByRole('button', { name: 'Reject' }).click();
     else await dialog.getByRole('button').last().click();
     return pending;
