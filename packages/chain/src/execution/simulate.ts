@@ -116,7 +116,9 @@ function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
 }
 
 function txError(message: string): SimulateError {
-  const m = message.split(' (block=')[0];
+  const m = message.split(' (block=')[0].split(' (vm hf=')[0];
+  if (/INTRINSIC_GAS_TOO_LOW|lower than the minimum gas limit/.test(m))
+    return new SimulateError(-38013, `intrinsic gas too low: ${m}`);
   if (/nonce.*too low|account has nonce of: \d+ tx has nonce of/.test(m)) {
     const r = /account has nonce of: (\d+) tx has nonce of: (\d+)/.exec(m);
     if (r && BigInt(r[2]) > BigInt(r[1])) return new SimulateError(-38011, `nonce too high: ${m}`);
@@ -139,17 +141,13 @@ async function applyOverrides(
   common: { gteHardfork(h: string): boolean },
 ): Promise<void> {
   if (!overrides) return;
-  const targets = new Set<string>();
   for (const [addrHex, o] of overrides) {
     const addr = new Address(Buffer.from(addrHex.slice(2), 'hex'));
     if (o.movePrecompileToAddress) {
       if (!isPrecompile(addr.bytes, common))
         throw new SimulateError(-32000, `account ${addrHex} is not a precompile`);
       const to = bytesToHex(o.movePrecompileToAddress);
-      if (targets.has(to))
-        throw new SimulateError(-38023, `account ${to} has already been overridden by a precompile`);
       if (to === addrHex) throw new SimulateError(-38022, `account ${to} is already a precompile`);
-      targets.add(to);
       moved.set(to, addr.bytes);
       moved.set(addrHex, new Uint8Array(0));
     }
