@@ -360,6 +360,9 @@ export async function simulate(
           vm.evm.events!.off('afterMessage', onAfter);
         }
       }
+      // geth's nonces are uint64: an increment past 2^64-1 wraps to 0.
+      const after = await state.readAccount(from);
+      if (after && after.nonce >= 2n ** 64n) await state.modifyAccountFields(sender, { nonce: after.nonce % 2n ** 64n });
       gasUsed += r.totalGasSpent;
       gasPool -= r.totalGasSpent;
       blobGasUsed += r.blobGasUsed ?? 0n;
