@@ -362,7 +362,8 @@ export async function simulate(
       }
       // geth's nonces are uint64: an increment past 2^64-1 wraps to 0.
       const after = await state.readAccount(from);
-      if (after && after.nonce >= 2n ** 64n) await state.modifyAccountFields(sender, { nonce: after.nonce % 2n ** 64n });
+      if (after && after.nonce >= 2n ** 64n)
+        await state.modifyAccountFields(sender, { nonce: after.nonce % 2n ** 64n });
       gasUsed += r.totalGasSpent;
       gasPool -= r.totalGasSpent;
       blobGasUsed += r.blobGasUsed ?? 0n;
@@ -420,14 +421,39 @@ export async function simulate(
   return results;
 }
 
-/** movePrecompileToAddress: the precompile answers at its new address only. */
+/**
+ * movePrecompileToAddress: the precompile answers at its new address only. The EIP-2929 warm set
+ * stays geth's static list of precompile addresses (the old address warm, the new one cold).
+ */
 function movePrecompiles(vm: { evm: unknown }, moved: Map<string, Uint8Array>): void {
   if (moved.size === 0) return;
-  const table = (vm.evm as { _precompiles: Map<string, unknown> })._precompiles;
+  const evm = vm.evm as {
+    _precompiles: Map<string, unknown>;
+    journal: { addAlwaysWarmAddress(a: string, toList?: boolean): void };
+  };
+  const table = evm._precompiles;
   const fns = new Map<string, unknown>();
-  for (const [to, from] of moved) if (from.length) fns.set(to, table.get(bytesToHex(from).slice(2)));
-  for (const [to, from] of moved) if (!from.length) table.delete(to.slice(2));
-  for (const [to, fn] of fns) if (fn) table.set(to.slice(2), fn);
+  const from = new Set<string>();
+  for (const [to, f] of moved) if (f.length) fns.set(to, table.get(bytesToHex(f).slice(2)));
+  for (const [to, f] of moved)
+    if (!f.length) {
+      table.delete(to.slice(2));
+      from.add(to.slice(2));
+    }
+  const movedTo = new Set<string>();
+  for (const [to, fn] of fns)
+    if (fn) {
+      table.set(to.slice(2), fn);
+      movedTo.add(to.slice(2));
+    }
+  const journal = evm.journal;
+  const warm = journal.addAlwaysWarmAddress.bind(journal);
+  journal.addAlwaysWarmAddress = (address: string, toList?: boolean) => {
+    const a = address.startsWith('0x') ? address.slice(2) : address;
+    for (const f of from) warm(f);
+    if (movedTo.has(a) && !from.has(a)) return;
+    warm(address, toList);
+  };
 }
 
 /** Transfer logs and contract logs in execution order is what geth gives; we list transfers first. */
