@@ -1,7 +1,7 @@
 /**
  * A mini app on another origin, framed by the platform app in chromium, reaches the wallet through
- * the postMessage bridge: the approval dialog names the mini app's origin; approve adds the chain
- * and connects, reject answers 4001. Needs the client API (sign-in) of the platform server.
+ * the postMessage bridge: the approval dialog names the mini app's origin; approve connects, adds
+ * a chain (a second real node) and switches to it; reject answers 4001 and changes nothing.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appDist, cliBin, type RunningWharf, startWharf } from './support/wharf.js';
+import { appDist, cliBin, type RunningWharf, startChain, startWharf } from './support/wharf.js';
 
 const chromiumPath = process.env.WHARF_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const artifacts = process.env.WHARF_ARTIFACTS_DIR ?? os.tmpdir();
@@ -141,6 +141,41 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
       await ask(frame, page, 'wallet_addEthereumChain', [chain], 'approve', 'wharf-app-approval-desktop.png'),
     ).toEqual({ result: null });
     expect(await frame.evaluate(() => (globalThis as any).ask('eth_chainId'))).toEqual({ result: '0x7a69' });
+
+    // A new chain (a second node, chain id 31338): no is 4001 and nothing changes; yes adds it and
+    // switches the mini app to it; switching back asks again.
+    const second = await startChain(31338);
+    try {
+      const other = {
+        chainId: '0x7a6a',
+        chainName: 'Second chain',
+        rpcUrls: [second.rpcUrl],
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      };
+      const chainId = () => frame.evaluate(() => (globalThis as any).ask('eth_chainId'));
+      expect(await ask(frame, page, 'wallet_addEthereumChain', [other], 'reject')).toMatchObject({
+        error: { code: 4001 },
+      });
+      expect(await chainId()).toEqual({ result: '0x7a69' });
+      expect(await ask(frame, page, 'wallet_addEthereumChain', [other], 'approve')).toEqual({ result: null });
+      expect(await chainId()).toEqual({ result: '0x7a6a' });
+      // Switching to a known chain may or may not ask (wallet policy): approve if it does.
+      const switching = frame.evaluate(() =>
+        (globalThis as any).ask('wallet_switchEthereumChain', [{ chainId: '0x7a69' }]),
+      );
+      const asked = await page
+        .getByTestId('approval-origin')
+        .waitFor({ timeout: 1500 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (asked) await page.getByRole('dialog').getByRole('button').last().click();
+      expect(await switching).toEqual({ result: null });
+      expect(await chainId()).toEqual({ result: '0x7a69' });
+    } finally {
+      await second.stop();
+    }
     await page.screenshot({
       path: path.join(process.env.WHARF_ARTIFACTS_DIR ?? '/tmp', 'wharf-app-miniapp-desktop.png'),
     });

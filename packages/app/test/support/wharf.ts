@@ -93,3 +93,46 @@ export async function createProject(
   const start = stdout.indexOf('{');
   return JSON.parse(stdout.slice(start));
 }
+
+/** A second chain (`wharf chain start`) for tests that add and switch chains. */
+export async function startChain(
+  chainId: number,
+  timeoutMs = 30_000,
+): Promise<{ rpcUrl: string; stop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-app-chain-'));
+  const child = spawn(
+    process.execPath,
+    [cliBin, 'chain', 'start', '--port', '0', '--chain-id', String(chainId), '--data-dir', dataDir],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + timeoutMs;
+  const rpcOf = () => /Chain RPC\s+(http:\/\/\S+)/.exec(out)?.[1];
+  while (!rpcOf()) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`wharf chain start did not come up:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const rpcUrl = rpcOf()!;
+  return {
+    rpcUrl,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGINT');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
