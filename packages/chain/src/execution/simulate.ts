@@ -392,6 +392,17 @@ export async function simulate(
       }
       calls.push(res);
     }
+    // Before the merge geth's engine pays the proof-of-work block reward to the coinbase.
+    if (!common.gteHardfork('paris')) {
+      const reward = common.gteHardfork('constantinople')
+        ? 2n * 10n ** 18n
+        : common.gteHardfork('byzantium')
+          ? 3n * 10n ** 18n
+          : 5n * 10n ** 18n;
+      const coinbase = execBlock.header.coinbase;
+      const acct = await state.getAccount(coinbase);
+      await state.modifyAccountFields(coinbase, { balance: (acct?.balance ?? 0n) + reward });
+    }
     const root = await computeStateRoot(base.header.stateRoot, baseState, state.diff(), ctx.nodes);
     const bloom = new Uint8Array(256);
     for (const enc of receipts) {
