@@ -210,6 +210,25 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     expect(await page.getByTestId('miniapp-frame').getAttribute('src')).toBe(`${appUrl}/orders/7`);
     // Opening it marked it read: the badge is gone, and the server agrees.
     await page.getByTestId('unread-badge').first().waitFor({ state: 'detached' });
+
+    // Notifications off, then unpin, from My apps: the developer API sees each change at once.
+    const failureOf = async () => {
+      const r = await send(project.apiKey, {
+        app_url: appUrl,
+        wallet_addresses: [DEV0],
+        title: `Check ${Math.random().toString(36).slice(2, 8)}`,
+        message: 'state',
+      });
+      return ((await r.json()) as { results: { failureReason?: string }[] }).results[0].failureReason;
+    };
+    await page.getByRole('link', { name: 'My apps' }).first().click();
+    const pinnedCard = page.getByTestId('pinned-app').filter({ hasText: 'localhost:5555' });
+    await pinnedCard.getByText('Notifications', { exact: true }).click();
+    await page.getByText('Notifications off for Shop').waitFor();
+    expect(await failureOf()).toBe('user has notifications disabled');
+    await pinnedCard.getByRole('button', { name: 'Unpin' }).click();
+    await pinnedCard.waitFor({ state: 'detached' });
+    expect(await failureOf()).toBe('user has not saved this app');
     await context.close();
   }, 60_000);
 
