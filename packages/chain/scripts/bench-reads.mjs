@@ -64,7 +64,6 @@ const node = await startChainNode({
   port: 0,
   mining: false,
 });
-const url = new URL(node.url);
 const params =
   method === 'eth_getStorageAt'
     ? [node.accounts[0].address, '0x0', 'latest']

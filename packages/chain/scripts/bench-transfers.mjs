@@ -79,13 +79,25 @@ console.log(
 // eth_getBlockByNumber(n, true) on the fullest block: p50 over 50 calls.
 let fullest = { n: 0, count: 0 };
 for (let n = start0 + 1; n <= last; n++) {
-  const b = (await post({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockTransactionCountByNumber', params: [`0x${n.toString(16)}`] })).result;
+  const b = (
+    await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getBlockTransactionCountByNumber',
+      params: [`0x${n.toString(16)}`],
+    })
+  ).result;
   if (Number(b) > fullest.count) fullest = { n, count: Number(b) };
 }
 const times = [];
 for (let i = 0; i < 50; i++) {
   const t = performance.now();
-  await post({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [`0x${fullest.n.toString(16)}`, true] });
+  await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'eth_getBlockByNumber',
+    params: [`0x${fullest.n.toString(16)}`, true],
+  });
   times.push(performance.now() - t);
 }
 times.sort((a, b) => a - b);
