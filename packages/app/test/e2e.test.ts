@@ -82,7 +82,7 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
       body: JSON.stringify(body),
     });
 
-  it('dashboard: the operator creates a project and its key; sends answer 403 until whitelisted', async () => {
+  it('dashboard: the operator creates a project (key shown once), 403 until whitelisted, test send, app URLs, rotation, deletion', async () => {
     const { context, page } = await open('desktop');
     await operatorSignIn(page);
     await page.getByRole('link', { name: 'Shop' }).waitFor();
@@ -116,6 +116,29 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     await shoot(page, 'dashboard-project-desktop');
     await page.setViewportSize(viewports.phone);
     await shoot(page, 'dashboard-project-phone');
+    await page.setViewportSize(viewports.desktop);
+
+    // App URLs: add one (normalized by the server), remove it.
+    await page.getByLabel('New app URL').fill('HTTP://LOCALHOST:5557/');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const removeButton = page.getByRole('button', { name: 'Remove http://localhost:5557' });
+    await removeButton.click();
+    await removeButton.waitFor({ state: 'detached' });
+
+    // Rotation: the new key works, the old one is refused.
+    await page.getByRole('button', { name: 'Generate new key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Generate new key' }).click();
+    const rotated = (await page.getByTestId('api-key').textContent())?.trim() ?? '';
+    await page.getByRole('button', { name: 'I saved it' }).click();
+    expect(rotated).not.toBe(apiKey);
+    expect((await send(apiKey, body)).status).toBe(401);
+    expect((await send(rotated, body)).status).toBe(200);
+
+    // Deleting the project: its key answers 404 from that moment on.
+    await page.getByRole('button', { name: 'Delete project' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    expect((await send(rotated, body)).status).toBe(404);
     await context.close();
   }, 60_000);
 
