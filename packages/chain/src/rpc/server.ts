@@ -34,8 +34,10 @@ export async function startRpcServer(
   extraUpgrade?: (path: string, ws: WebSocket) => boolean,
 ): Promise<RpcServer> {
   const send = (res: http.ServerResponse, status: number, body: string) => {
-    res.writeHead(status, { 'Content-Type': 'application/json', ...CORS });
-    res.end(body);
+    // An explicit length: no chunked encoding, one write per response.
+    const bytes = Buffer.from(body);
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': bytes.length, ...CORS });
+    res.end(bytes);
   };
 
   const server = http.createServer((req, res) => {
