@@ -157,15 +157,10 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
     },
 
     async listProjects(filter = {}) {
-      const owner =
-        filter.owner === undefined
-          ? undefined
-          : isAddress(filter.owner)
-            ? toChecksumAddress(filter.owner)
-            : (() => {
-                throw invalid('owner', 'must be a valid address (0x followed by 40 hex digits)');
-              })();
-      return (await projects.list(owner === undefined ? {} : { owner })).map(toInfo);
+      if (filter.owner === undefined) return (await projects.list()).map(toInfo);
+      if (!isAddress(filter.owner))
+        throw invalid('owner', 'must be a valid address (0x followed by 40 hex digits)');
+      return (await projects.list({ owner: toChecksumAddress(filter.owner) })).map(toInfo);
     },
 
     async close() {},

@@ -1,0 +1,12 @@
+/** The public API, pinned. */
+import { expect, it } from 'vitest';
+import * as sdk from '../src/index.js';
+
+it('exports exactly these names', () => {
+  expect(Object.keys(sdk).sort()).toEqual([
+    'API_VERSION',
+    'MAX_ADDRESSES_PER_REQUEST',
+    'WharfApiError',
+    'createNotificationsClient',
+  ]);
+});
