@@ -1,49 +1,79 @@
 /**
- * Block production: keeps one PendingBlock open over the head, feeds it from the pool and seals
- * it every block time (`blockTime` 0: one block per transaction; `mining` false: never).
- * All builder work runs on one serial queue, so a seal never interleaves with an insert.
+ * Block production as flashblocks. A block opens (flashblock index 0, no transactions) the
+ * moment its parent is sealed; every `flashblockInterval` the pool's best transactions run on
+ * the pending state and become flashblock 1, 2, ...; at the block time the last flashblock is
+ * published and the block is sealed with exactly the published transactions, in order.
+ * A flashblock reaches the journal (fsync) before it is published: a crash loses nothing that
+ * anyone has seen, and `recover()` finishes the interrupted block at the next start.
+ * All builder work runs on one serial queue, so a seal never interleaves with a flashblock.
  *
- *   pool.onAdded ─┐
- *   fill timer ───┼─> queue: fill()  ─> pending.add(tx) ─> pool.onIncluded / onRejected
- *   seal timer ───┘          seal()  ─> pending.seal() ─> commitBlock ─> listeners (newHeads, logs)
+ *   timer (absolute deadlines: open + k * interval) ─> queue: flashblock(k)
+ *       pool.best() ─> PendingBlock.add (working layer) ─> journal.append + fsync
+ *       ─> PendingBlock.publish (pending reads switch) ─> pool.onIncluded ─> onFlashblock listeners
+ *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves, pending = next block)
+ *       ─> journal.openBlock (index 0) ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
  */
 import type { Block } from '@ethereumjs/block';
+import { createTxFromRLP } from '@ethereumjs/tx';
 import type { ChainContext } from '../execution/chainContext.js';
-import { hexToBytes } from '../primitives/hex.js';
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
-import { type IncludedTx, PendingBlock } from './pendingBlock.js';
+import type { FlashblockJournal } from './flashblockJournal.js';
+import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
 
 export interface ProducerOptions {
   /** Seconds between seals; 0 seals one block per transaction. */
   blockTime: number;
-  /** Milliseconds between pool drains into the pending block. */
+  /** Milliseconds between flashblocks. */
   flashblockInterval: number;
   mining: boolean;
   extraData?: Uint8Array;
+  /** Where flashblocks go before they are published; none: pre-confirmations do not survive a crash. */
+  journal?: FlashblockJournal;
   now?: () => number;
   onError?: (e: unknown) => void;
 }
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
+export type FlashblockListener = (snapshot: PendingSnapshot) => void;
+
+export interface RecoveryOutcome {
+  /** Transactions of the interrupted block that were re-executed and sealed. */
+  replayed: number;
+  /** The block sealed from the journal, if there was an interrupted one. */
+  sealed?: Block;
+}
 
 export class BlockProducer {
-  pending: PendingBlock;
+  private building: PendingBlock;
+  /** The block opened during a seal, before the head moves: pending switches with the head. */
+  private next?: PendingBlock;
   private queue: Promise<unknown> = Promise.resolve();
-  private timers: NodeJS.Timeout[] = [];
-  private readonly listeners = new Set<SealListener>();
+  private timer?: NodeJS.Timeout;
+  private blockStart = 0;
+  private readonly sealListeners = new Set<SealListener>();
+  private readonly flashblockListeners = new Set<FlashblockListener>();
   private stopped = false;
   private pool?: TxPool;
   /** Pool transactions executed into the pending block, by hash. */
   private readonly included = new Map<string, PoolTransaction>();
+  /** blockTime 0: what `pending` shows while a transaction is executed and sealed at once. */
+  private hidden?: PendingSnapshot;
 
   constructor(
     private readonly ctx: ChainContext,
     private readonly opts: ProducerOptions,
   ) {
-    this.pending = this.open(ctx.blocks.head);
+    this.building = this.open(ctx.blocks.head);
   }
 
-  /** What the pool validates against: the state after the pending block's transactions. */
+  /** What `pending` reads see: the block being built as of its last flashblock. Consumer: rpc. */
+  get pending(): PendingSnapshot {
+    if (this.next && this.ctx.blocks.head.header.number >= this.building.number) return this.next.snapshot;
+    return this.hidden ?? this.building.snapshot;
+  }
+
+  /** What the pool validates against: the state after the last flashblock. */
   poolState(): PoolStateReader {
     return {
       getNonce: async (a) => (await this.pending.state.readAccount(hexToBytes(a)))?.nonce ?? 0n,
@@ -51,46 +81,81 @@ export class BlockProducer {
     };
   }
 
+  /**
+   * At start-up, before `start`: finishes a block the journal holds (same timestamp, same
+   * transactions in the same order) and seals it; then opens the journal for the next block.
+   */
+  async recover(): Promise<RecoveryOutcome> {
+    const journal = this.opts.journal;
+    if (!journal) return { replayed: 0 };
+    const j = await journal.load();
+    const head = this.ctx.blocks.head;
+    if (j?.txs.length && j.number === head.header.number + 1n && equalBytes(j.parentHash, head.hash())) {
+      this.building = this.open(head, j.timestamp);
+      const b = this.building;
+      for (const raw of j.txs) {
+        const tx = createTxFromRLP(raw, { common: b.header.common });
+        const r = await b.add(tx);
+        if (!r.ok)
+          this.opts.onError?.(
+            new Error(`journaled transaction ${bytesToHex(tx.hash())} no longer executes: ${r.reason}`),
+          );
+      }
+      await b.publish(j.lastIndex);
+      const sealed = await this.sealPending();
+      return { replayed: b.snapshot.txs.length, sealed };
+    }
+    await this.openJournal();
+    return { replayed: 0 };
+  }
+
   start(pool: TxPool): void {
     this.pool = pool;
     if (!this.opts.mining) return;
     if (this.opts.blockTime === 0) {
       pool.onAdded(() => this.enqueue(() => this.sealEach()));
+      // Transactions the pool's journal restored.
+      this.enqueue(() => this.sealEach());
       return;
     }
-    pool.onAdded(() => {
-      // A transaction is considered at the next fill tick (issue 5's flashblock interval).
-    });
-    this.timers.push(setInterval(() => this.enqueue(() => this.fill()), this.opts.flashblockInterval));
-    this.timers.push(
-      setInterval(
-        () =>
-          this.enqueue(async () => {
-            await this.fill();
-            await this.sealPending();
-          }),
-        this.opts.blockTime * 1000,
-      ),
-    );
+    this.blockStart = this.now();
+    this.arm();
   }
 
   onSealed(l: SealListener): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+    this.sealListeners.add(l);
+    return () => this.sealListeners.delete(l);
   }
 
-  /** Seals the pending block now (tests, evm_mine-like use). */
+  /** Every published flashblock, index 0 (a block opened) included. Consumers: streams. */
+  onFlashblock(l: FlashblockListener): () => void {
+    this.flashblockListeners.add(l);
+    return () => this.flashblockListeners.delete(l);
+  }
+
+  /** Publishes a last flashblock and seals the pending block now (tests, evm_mine-like use). */
   mine(): Promise<Block> {
     return this.enqueue(async () => {
-      await this.fill();
-      return this.sealPending();
+      await this.flashblock();
+      const block = await this.sealPending();
+      if (this.timer) {
+        this.blockStart = this.now();
+        this.arm();
+      }
+      return block;
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.timer);
+    this.timer = undefined;
     await this.queue.catch(() => {});
+    await this.opts.journal?.close();
+  }
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
   }
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
@@ -99,22 +164,57 @@ export class BlockProducer {
     return run;
   }
 
-  private open(parent: Block): PendingBlock {
-    const now = BigInt(Math.floor((this.opts.now?.() ?? Date.now()) / 1000));
-    const ts = now > parent.header.timestamp ? now : parent.header.timestamp + 1n;
+  /** Schedules the next flashblock at its absolute deadline in the current block. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    const blockMs = this.opts.blockTime * 1000;
+    const nextIndex = this.building.snapshot.index + 1;
+    const at = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
+    this.timer = setTimeout(() => this.enqueue(() => this.tick()), Math.max(0, at - this.now()));
+  }
+
+  private async tick(): Promise<void> {
+    await this.flashblock();
+    const blockMs = this.opts.blockTime * 1000;
+    if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
+      await this.sealPending();
+      // Deadlines stay on the grid unless the builder fell more than one interval behind.
+      const due = this.blockStart + blockMs;
+      this.blockStart = this.now() - due > this.opts.flashblockInterval ? this.now() : due;
+    }
+    this.arm();
+  }
+
+  private open(parent: Block, timestamp?: bigint): PendingBlock {
+    const now = BigInt(Math.floor(this.now() / 1000));
+    const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0));
   }
 
-  /** Executes the pool's best transactions into the pending block. */
-  private async fill(limit = Number.POSITIVE_INFINITY): Promise<number> {
+  private async openJournal(): Promise<void> {
+    const b = this.building;
+    await this.opts.journal?.openBlock({
+      number: b.number,
+      parentHash: b.parent.hash(),
+      timestamp: b.header.timestamp,
+    });
+  }
+
+  /**
+   * One flashblock: the pool's best transactions (at most `limit`) run on the pending state,
+   * go to the journal, then become visible. Returns how many were pre-confirmed.
+   */
+  private async flashblock(limit = Number.POSITIVE_INFINITY): Promise<number> {
     const pool = this.pool;
-    if (!pool) return 0;
+    const b = this.building;
     const candidates: PoolTransaction[] = [];
-    for (const t of pool.best(this.pending.baseFee)) {
-      if (this.included.has(t.hash)) continue;
-      candidates.push(t);
-      if (candidates.length >= limit) break;
-    }
+    if (pool)
+      for (const t of pool.best(b.baseFee)) {
+        if (this.included.has(t.hash)) continue;
+        candidates.push(t);
+        if (candidates.length >= limit) break;
+      }
     const done: PoolTransaction[] = [];
     let sinceYield = 0;
     for (const t of candidates) {
@@ -123,37 +223,80 @@ export class BlockProducer {
         sinceYield = 0;
         await new Promise((r) => setImmediate(r));
       }
-      const r = await this.pending.add(t.tx, {
-        raw: t.raw,
-        sender: hexToBytes(t.sender),
-        hash: hexToBytes(t.hash),
-      });
-      if (r.ok) {
-        done.push(t);
-        this.included.set(t.hash, t);
-      } else if (!r.retry) pool.onRejected(t.hash, r.reason);
+      const r = await b.add(t.tx, { raw: t.raw, sender: hexToBytes(t.sender), hash: hexToBytes(t.hash) });
+      if (r.ok) done.push(t);
+      else if (!r.retry) pool?.onRejected(t.hash, r.reason);
       else break;
     }
-    if (done.length) await pool.onIncluded(done);
+    const index = b.snapshot.index + 1;
+    if (done.length && this.opts.journal && this.opts.blockTime > 0) {
+      try {
+        await this.opts.journal.append(
+          index,
+          b.staged.map((t) => t.raw),
+        );
+      } catch (e) {
+        // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
+        b.discard();
+        this.opts.onError?.(e);
+        return 0;
+      }
+    }
+    const snapshot = await b.publish(index);
+    for (const t of done) this.included.set(t.hash, t);
+    if (done.length && pool) await pool.onIncluded(done);
+    this.emitFlashblock(snapshot);
     return done.length;
   }
 
   private async sealPending(): Promise<Block> {
-    const { block, txs } = await this.pending.seal();
+    const { block, txs, commit } = await this.building.prepareSeal();
+    const next = this.open(block);
+    this.next = next;
+    try {
+      await commit();
+    } finally {
+      this.next = undefined;
+    }
+    this.building = next;
     this.included.clear();
-    this.pending = this.open(block);
-    for (const l of this.listeners) {
+    // blockTime 0 seals each transaction at once: there is never a pre-confirmation to keep.
+    if (this.opts.blockTime > 0) await this.openJournal();
+    for (const l of this.sealListeners) {
       try {
         l(block, txs);
       } catch (e) {
         this.opts.onError?.(e);
       }
     }
+    this.emitFlashblock(next.snapshot);
     return block;
   }
 
-  /** blockTime 0: every executable transaction gets a block of its own. */
+  private emitFlashblock(s: PendingSnapshot): void {
+    for (const l of this.flashblockListeners) {
+      try {
+        l(s);
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
+    }
+  }
+
+  /**
+   * blockTime 0: every executable transaction gets a block of its own, nothing is journaled,
+   * and `pending` keeps showing the empty block until the head moves: automine clients (viem's
+   * waitForTransactionReceipt, ethers' wait) must never get the receipt before its block.
+   */
   private async sealEach(): Promise<void> {
-    while (!this.stopped && (await this.fill(1)) > 0) await this.sealPending();
+    while (!this.stopped) {
+      this.hidden = this.building.snapshot;
+      try {
+        if ((await this.flashblock(1)) === 0) return;
+        await this.sealPending();
+      } finally {
+        this.hidden = undefined;
+      }
+    }
   }
 }

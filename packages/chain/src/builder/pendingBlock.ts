@@ -1,20 +1,26 @@
 /**
- * The block being built: an overlay over the latest sealed state that transactions are executed
- * into one by one (each runTx is its own checkpoint), and that `seal()` turns into a real block
- * with every root computed. Reads at `pending` see this overlay. Issue 5's flashblock loop
- * appends to it every 200 ms; the seal keeps exactly the executed transactions in order.
+ * The block being built, one flashblock at a time. Each flashblock executes into a fresh
+ * overlay (a JournaledState) stacked on the previous one; `publish()` freezes it and makes a new
+ * snapshot — the partial block with cumulative gas, roots and bloom — that `pending` reads see.
+ * Readers hold a snapshot, never a half-built flashblock. The seal turns exactly the published
+ * transactions, in order, into a real block.
+ *
+ *   flat (latest sealed) <- layer 1 <- layer 2 <- ... <- working layer (unpublished)
+ *                           └──────── published ─────┘
  */
 import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
-import { Address } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
 import { encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { keccak256 } from '../crypto/keccak.js';
-import type { ChainContext } from '../execution/chainContext.js';
 import { nextBaseFee } from '../execution/baseFee.js';
 import { encodeBlock } from '../execution/blockEncoding.js';
+import type { ChainContext } from '../execution/chainContext.js';
 import { commitBlock, rootOf } from '../execution/commitBlock.js';
 import { createVm } from '../execution/vmFactory.js';
-import { JournaledState } from '../state/journaledState.js';
+import { JournaledState, type StateDiff } from '../state/journaledState.js';
+import type { RootResult } from '../state/stateRoot.js';
+import type { StateReader } from '../state/stateReader.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { orderedTrieRoot } from '../trie/index.js';
 
@@ -31,14 +37,44 @@ export interface IncludedTx {
 
 export type AddOutcome = { ok: true; included: IncludedTx } | { ok: false; reason: string; retry: boolean };
 
+/**
+ * What `pending` reads see: the block as of its last published flashblock. Immutable.
+ * Consumer: rpc (through state/resolve and rpc/chainReads), the flashblock streams.
+ */
+export interface PendingSnapshot {
+  /** Index of the last published flashblock (0: the block was just opened). */
+  index: number;
+  number: bigint;
+  parent: Block;
+  /** The partial block's header: cumulative gasUsed, stateRoot, transactionsRoot, receiptsRoot, logsBloom. */
+  header: BlockHeader;
+  /** Header plus the pre-confirmed transactions. */
+  block: Block;
+  /** State after the last flashblock. */
+  state: StateReader;
+  /** Pre-confirmed transactions, in order. */
+  txs: readonly IncludedTx[];
+  /** Those this flashblock added (the tail of `txs`). */
+  added: readonly IncludedTx[];
+  gasUsed: bigint;
+  baseFee: bigint;
+  /** Accounts this flashblock changed, as they are now (undefined: deleted). */
+  changedAccounts: Map<string, { balance: bigint } | undefined>;
+}
+
 export class PendingBlock {
-  readonly state: JournaledState;
-  readonly txs: IncludedTx[] = [];
-  gasUsed = 0n;
-  private vm?: VM;
-  /** The header transactions execute against (roots are filled at seal). */
+  /** The header transactions execute against (roots are filled in per snapshot and at seal). */
   readonly header: BlockHeader;
   private readonly execBlock: Block;
+  private top: StateReader;
+  private working?: { state: JournaledState; vm: VM; txs: IncludedTx[] };
+  private txs: IncludedTx[] = [];
+  private gasUsed = 0n;
+  /** Cumulative diff of the published layers over the flat state (copy-on-write per slot map). */
+  private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
+  /** Root of `merged` as of the last publish. */
+  private root?: RootResult;
+  snapshot: PendingSnapshot;
 
   constructor(
     private readonly ctx: ChainContext,
@@ -46,7 +82,7 @@ export class PendingBlock {
     timestamp: bigint,
     extraData: Uint8Array,
   ) {
-    this.state = new JournaledState(ctx.flat);
+    this.top = ctx.flat;
     const p = parent.header;
     const common = ctx.spec.common.copy();
     common.setHardforkBy({ blockNumber: p.number + 1n, timestamp });
@@ -70,6 +106,7 @@ export class PendingBlock {
       { common, skipConsensusFormatValidation: true },
     );
     this.header = this.execBlock.header;
+    this.snapshot = this.makeSnapshot(0, [], p.stateRoot, new Map());
   }
 
   get number(): bigint {
@@ -78,10 +115,19 @@ export class PendingBlock {
   get baseFee(): bigint {
     return this.header.baseFeePerGas ?? 0n;
   }
+  /** The working layer's state (what the pool should validate against while a flashblock runs). */
+  get state(): StateReader {
+    return this.top;
+  }
+  /** Transactions executed into the flashblock being built, not yet published. */
+  get staged(): readonly IncludedTx[] {
+    return this.working?.txs ?? [];
+  }
 
   /**
-   * Executes one transaction into the block, or reports why it cannot go in. `known` carries
-   * what the pool already established (encoding, recovered sender), saving a second recovery.
+   * Executes one transaction into the flashblock being built, or reports why it cannot go in.
+   * `known` carries what the pool already established (encoding, recovered sender), saving a
+   * second recovery.
    */
   async add(
     tx: TypedTransaction,
@@ -89,12 +135,17 @@ export class PendingBlock {
   ): Promise<AddOutcome> {
     if (this.gasUsed + tx.gasLimit > this.header.gasLimit)
       return { ok: false, reason: 'block gas limit reached', retry: true };
-    this.vm ??= await createVm(this.ctx.spec.common, this.state, this.ctx.blocks, {
-      number: this.header.number,
-      timestamp: this.header.timestamp,
-    });
+    if (!this.working) {
+      const state = new JournaledState(this.top);
+      const vm = await createVm(this.ctx.spec.common, state, this.ctx.blocks, {
+        number: this.header.number,
+        timestamp: this.header.timestamp,
+      });
+      this.working = { state, vm, txs: [] };
+    }
+    const w = this.working;
     try {
-      const r = await runTx(this.vm, {
+      const r = await runTx(w.vm, {
         tx: known ? withKnownSender(tx, new Address(known.sender)) : tx,
         block: this.execBlock,
         blockGasUsed: this.gasUsed,
@@ -111,47 +162,134 @@ export class PendingBlock {
         encodedReceipt,
         gasUsed: r.totalGasSpent,
       };
-      this.txs.push(included);
+      w.txs.push(included);
       return { ok: true, included };
     } catch (e) {
       return { ok: false, reason: (e as Error).message.split(' (block=')[0], retry: false };
     }
   }
 
-  /** Computes every root, writes the block atomically and returns it. */
-  async seal(): Promise<{ block: Block; txs: IncludedTx[] }> {
-    const root = await rootOf(this.ctx, this.parent.header.stateRoot, this.ctx.flat, this.state.diff());
-    const bloom = new Uint8Array(256);
-    for (const t of this.txs) for (let i = 0; i < 256; i++) bloom[i] |= t.receipt.bloom[i];
-    const h = this.header;
-    const raws = this.txs.map((t) => t.raw);
-    const header = createBlockHeader(
-      {
-        ...h.toJSON(),
-        stateRoot: root.root,
-        transactionsTrie: orderedTrieRoot(raws),
-        receiptTrie: orderedTrieRoot(this.txs.map((t) => t.encodedReceipt)),
-        logsBloom: bloom,
-        gasUsed: this.gasUsed,
-      },
-      { common: h.common, skipConsensusFormatValidation: true },
-    );
+  /** Drops the flashblock being built (its journal write failed): nothing of it was seen. */
+  discard(): void {
+    if (!this.working) return;
+    for (const t of this.working.txs) this.gasUsed -= t.gasUsed;
+    this.working = undefined;
+  }
+
+  /**
+   * Freezes the flashblock being built and makes it what `pending` reads see. Call only after
+   * the journal has its transactions on disk. Returns the new snapshot.
+   */
+  async publish(index: number): Promise<PendingSnapshot> {
+    const w = this.working;
+    this.working = undefined;
+    const added = w?.txs ?? [];
+    const changed = new Map<string, { balance: bigint } | undefined>();
+    if (w && added.length) {
+      const diff = w.state.diff();
+      this.fold(diff);
+      for (const [k, a] of diff.accounts) changed.set(k, a ? { balance: a.balance } : undefined);
+      this.top = w.state;
+      this.txs = [...this.txs, ...added];
+      this.root = await rootOf(this.ctx, this.parent.header.stateRoot, this.ctx.flat, this.merged);
+    }
+    const stateRoot = this.root?.root ?? this.parent.header.stateRoot;
+    this.snapshot = this.makeSnapshot(index, added, stateRoot, changed);
+    return this.snapshot;
+  }
+
+  /**
+   * Assembles the sealed block from the published transactions (anything staged and not
+   * published is not part of it). `commit()` then writes it.
+   */
+  async prepareSeal(): Promise<{ block: Block; txs: IncludedTx[]; commit: () => Promise<void> }> {
+    const root =
+      this.root ?? (await rootOf(this.ctx, this.parent.header.stateRoot, this.ctx.flat, this.merged));
+    const txs = this.txs;
+    const header = this.headerWith(txs, root.root);
     // The Block constructor keeps the executed transaction objects (createBlock rebuilds them).
     const block = new Block(
       header,
-      this.txs.map((t) => t.tx),
+      txs.map((t) => t.tx),
       [],
       [],
-      { common: h.common },
+      { common: header.common },
     );
-    const rlp = encodeBlock(header.raw(), raws, true);
-    await commitBlock(
-      this.ctx,
-      { block, rlp, receipts: this.txs.map((t) => t.encodedReceipt), senders: this.txs.map((t) => t.sender) },
-      this.state,
-      root,
+    const rlp = encodeBlock(
+      header.raw(),
+      txs.map((t) => t.raw),
+      true,
     );
-    return { block, txs: this.txs };
+    const merged = this.merged;
+    const commit = () =>
+      commitBlock(
+        this.ctx,
+        { block, rlp, receipts: txs.map((t) => t.encodedReceipt), senders: txs.map((t) => t.sender) },
+        { diff: () => merged },
+        root,
+      );
+    return { block, txs: [...txs], commit };
+  }
+
+  private headerWith(txs: readonly IncludedTx[], stateRoot: Uint8Array): BlockHeader {
+    const bloom = new Uint8Array(256);
+    let gasUsed = 0n;
+    for (const t of txs) {
+      for (let i = 0; i < 256; i++) bloom[i] |= t.receipt.bloom[i];
+      gasUsed += t.gasUsed;
+    }
+    const h = this.header;
+    return createBlockHeader(
+      {
+        ...h.toJSON(),
+        stateRoot,
+        transactionsTrie: orderedTrieRoot(txs.map((t) => t.raw)),
+        receiptTrie: orderedTrieRoot(txs.map((t) => t.encodedReceipt)),
+        logsBloom: bloom,
+        gasUsed,
+      },
+      { common: h.common, skipConsensusFormatValidation: true },
+    );
+  }
+
+  private makeSnapshot(
+    index: number,
+    added: readonly IncludedTx[],
+    stateRoot: Uint8Array,
+    changedAccounts: PendingSnapshot['changedAccounts'],
+  ): PendingSnapshot {
+    const txs = this.txs;
+    const header = this.headerWith(txs, stateRoot);
+    return {
+      index,
+      number: this.header.number,
+      parent: this.parent,
+      header,
+      block: new Block(
+        header,
+        txs.map((t) => t.tx),
+        [],
+        [],
+        { common: header.common },
+      ),
+      state: this.top,
+      txs,
+      added,
+      gasUsed: header.gasUsed,
+      baseFee: this.baseFee,
+      changedAccounts,
+    };
+  }
+
+  /** Folds a frozen layer's diff into `merged` (own copies of slot maps: layers stay intact). */
+  private fold(d: StateDiff): void {
+    for (const [k, a] of d.accounts) this.merged.accounts.set(k, a);
+    for (const [h, c] of d.code) this.merged.code.set(h, c);
+    for (const [k, o] of d.storage) {
+      const have = this.merged.storage.get(k);
+      if (o.cleared || !have) this.merged.storage.set(k, { cleared: o.cleared, slots: new Map(o.slots) });
+      else for (const [s, v] of o.slots) have.slots.set(s, v);
+    }
   }
 }
 
