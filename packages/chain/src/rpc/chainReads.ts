@@ -2,7 +2,7 @@
  * Shared reads of the RPC handlers: tags to blocks and states (through state/resolve), the
  * pending block as a Block object, and transaction lookups (sealed, then pre-confirmed).
  */
-import { type Block, createBlock } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock } from '../state/resolve.js';
@@ -44,17 +44,10 @@ export interface BlockView {
 
 /** The pending block as a Block (transactions pre-confirmed so far, cumulative gas). */
 export function pendingBlock(c: RpcContext): BlockView {
+  // The builder's snapshot: header with cumulative gas, roots and bloom, as of the last flashblock.
   const p = c.producer.pending;
-  const block = createBlock(
-    {
-      header: { ...p.header.toJSON(), gasUsed: p.gasUsed },
-      transactions: p.txs.map((t) => t.tx),
-      withdrawals: p.header.common.isActivatedEIP(4895) ? [] : undefined,
-    },
-    { common: p.header.common, skipConsensusFormatValidation: true },
-  );
   return {
-    block,
+    block: p.block,
     senders: p.txs.map((t) => t.sender),
     receipts: async () => p.txs.map((t) => t.receipt),
     pending: true,
