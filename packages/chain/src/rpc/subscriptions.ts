@@ -1,12 +1,13 @@
 /**
  * eth_subscribe / eth_unsubscribe over WebSocket: newHeads and logs fire on seals,
- * newPendingTransactions when the pool accepts a transaction.
+ * newFlashblocks after every flashblock (the pending block; `true` as the second parameter for
+ * full transactions), newPendingTransactions when the pool accepts a transaction.
  */
 import { randomBytes } from 'node:crypto';
 import { hexToBytes } from '../primitives/hex.js';
 import { method, type Connection, type Methods } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatHeader, formatTx } from './format.js';
+import { formatBlock, formatHeader, formatTx } from './format.js';
 import { blockLogs, parseFilter } from './logs.js';
 
 function notify(conn: Connection, subscription: string, result: unknown): void {
@@ -31,6 +32,21 @@ export const subscriptionMethods: Methods = {
         ))
           notify(conn, id, l);
       });
+    } else if (kind === 'newFlashblocks') {
+      // The pending block after every flashblock (index 0: the block just opened, empty).
+      const full = p.has(1) && p.raw(1) === true;
+      off = c.producer.onFlashblock((s) =>
+        notify(
+          conn,
+          id,
+          formatBlock(
+            s.block,
+            full,
+            s.txs.map((t) => t.sender),
+            { pending: true },
+          ),
+        ),
+      );
     } else if (kind === 'newPendingTransactions') {
       const full = p.has(1) && p.raw(1) === true;
       off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));
