@@ -5,7 +5,9 @@
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
  */
 import fs from 'node:fs/promises';
+import { join } from 'node:path';
 import { BlockProducer } from './builder/blockProducer.js';
+import { FlashblockJournal } from './builder/flashblockJournal.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
@@ -17,6 +19,7 @@ import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
+import { FlashblocksStream } from './rpc/flashblocksStream.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
@@ -24,7 +27,7 @@ import { subscriptionMethods } from './rpc/subscriptions.js';
 import { testingMethods } from './rpc/testing.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
-import { createTxPool } from './txpool/index.js';
+import { attachJournal, createFileTxJournal, createTxPool } from './txpool/index.js';
 
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
@@ -64,14 +67,27 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
+    journal: await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
   });
+  const flashblocks = new FlashblocksStream();
+  producer.onFlashblock((s) => flashblocks.publish(s));
+  // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
+  const recovered = await producer.recover();
+  if (recovered.sealed)
+    log?.info(
+      { block: Number(recovered.sealed.header.number), transactions: recovered.replayed },
+      'sealed the block the flashblock journal held',
+    );
+  else flashblocks.publish(producer.pending);
   const pool = createTxPool({
     common: producer.pending.header.common,
     state: producer.poolState(),
     baseFee: () => producer.pending.baseFee,
     blockGasLimit: () => producer.pending.header.gasLimit,
   });
+  // Pooled transactions not yet pre-confirmed survive a restart too.
+  const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
   const filters = new FilterManager();
   producer.onSealed((block, txs) =>
     filters.onSealed(
@@ -108,8 +124,14 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   let server: Awaited<ReturnType<typeof startRpcServer>>;
   try {
-    server = await startRpcServer(dispatcher, options.host, options.port);
+    server = await startRpcServer(dispatcher, options.host, options.port, (path, ws) => {
+      if (path !== '/flashblocks') return false;
+      flashblocks.attach(ws);
+      return true;
+    });
   } catch (e) {
+    await producer.stop();
+    await poolJournal.stop();
     await ctx.store.close();
     throw e;
   }
@@ -126,7 +148,9 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     close: () => {
       closed ??= (async () => {
         await server.close();
+        flashblocks.close();
         await producer.stop();
+        await poolJournal.stop();
         filters.close();
         await ctx.store.close();
       })();
