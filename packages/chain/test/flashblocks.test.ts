@@ -1,0 +1,334 @@
+/**
+ * Pre-confirmations (issue 5): a transfer shows at `pending` within about one flashblock and
+ * before the seal; the sealed block is exactly the pre-confirmed transactions in order; the
+ * newFlashblocks subscription and the /flashblocks stream (Base's FlashblocksPayloadV1 shape)
+ * deliver indexes 0..n; after kill -9 the restarted node seals what was pre-confirmed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { keccak256, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { rpc, startTestNode, type TestNode, tempDir, waitFor } from './node-helpers.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const TO = '0x00000000000000000000000000000000000f1a54';
+const chain = {
+  id: 31337,
+  name: 'wharf',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: ['http://127.0.0.1'] } },
+} as const;
+
+/** Dev account private keys (m/44'/60'/0'/0/i of the test mnemonic). */
+const KEYS = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+] as const;
+
+async function signTransfer(key: (typeof KEYS)[number], nonce: number, to = TO): Promise<`0x${string}`> {
+  return privateKeyToAccount(key).signTransaction({
+    to,
+    value: parseEther('0.001'),
+    nonce,
+    gas: 21000n,
+    maxFeePerGas: 10_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+    chainId: chain.id,
+    type: 'eip1559',
+  });
+}
+
+function openSocket(url: string): Promise<{ ws: WebSocket; messages: any[] }> {
+  const ws = new WebSocket(url);
+  const messages: any[] = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, messages }));
+    ws.once('error', reject);
+  });
+}
+
+describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
+  });
+  afterAll(async () => {
+    await node.stop();
+  });
+
+  it('shows a transfer at pending within about one flashblock, before the seal, then seals it at the same index', async () => {
+    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
+    const sub = await openSocket(node.wsUrl);
+    sub.ws.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newFlashblocks'] }),
+    );
+    sub.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_subscribe', params: ['newHeads'] }));
+    try {
+      // Start right after a seal so the whole block time is ahead.
+      const start = BigInt(await rpc(node.url, 'eth_blockNumber'));
+      await waitFor(async () => BigInt(await rpc(node.url, 'eth_blockNumber')) > start, 5000);
+      const latest = await rpc(node.url, 'eth_getBlockByNumber', ['latest', false]);
+
+      // Between the seal and the next flashblock, pending is the new empty block.
+      const empty = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
+      expect(empty.parentHash).toBe(latest.hash);
+      expect(empty.transactions).toEqual([]);
+      expect(empty.gasUsed).toBe('0x0');
+
+      const before = BigInt(await rpc(node.url, 'eth_getBalance', [TO, 'pending']));
+      const raws = [
+        await signTransfer(
+          KEYS[0],
+          Number(
+            await rpc(node.url, 'eth_getTransactionCount', [privateKeyToAccount(KEYS[0]).address, 'pending']),
+          ),
+        ),
+      ];
+      const sentAt = performance.now();
+      const hash = await rpc(node.url, 'eth_sendRawTransaction', [raws[0]]);
+      const pending = await waitFor(async () => {
+        const b = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
+        return b.transactions.includes(hash) ? b : undefined;
+      }, 3000);
+      const latency = performance.now() - sentAt;
+      expect(latency).toBeLessThan(1000); // ~one flashblock (200 ms) on an idle machine
+      // Not sealed yet: latest has not moved, and the block being built says so.
+      expect(await rpc(node.url, 'eth_getBlockByNumber', ['latest', false])).toMatchObject({
+        hash: latest.hash,
+      });
+      expect(pending).toMatchObject({ number: null, hash: null, parentHash: latest.hash });
+      expect(BigInt(pending.gasUsed)).toBe(21000n);
+      for (const f of [
+        'nonce',
+        'sha3Uncles',
+        'logsBloom',
+        'transactionsRoot',
+        'stateRoot',
+        'receiptsRoot',
+        'miner',
+        'difficulty',
+        'mixHash',
+        'extraData',
+        'size',
+        'gasLimit',
+        'timestamp',
+        'uncles',
+        'withdrawals',
+        'withdrawalsRoot',
+        'baseFeePerGas',
+        'blobGasUsed',
+        'excessBlobGas',
+        'parentBeaconBlockRoot',
+        'requestsHash',
+      ])
+        expect(pending[f], f).toBeDefined();
+      expect(pending.transactionsRoot).not.toBe(latest.transactionsRoot);
+      expect(pending.stateRoot).not.toBe(latest.stateRoot);
+      expect(BigInt(await rpc(node.url, 'eth_getBalance', [TO, 'pending']))).toBe(
+        before + parseEther('0.001'),
+      );
+      // Receipts of pre-confirmed transactions: through eth_getBlockReceipts("pending");
+      // eth_getTransactionReceipt stays null until the seal (ethers v6 rejects a null blockHash).
+      expect(await rpc(node.url, 'eth_getTransactionReceipt', [hash])).toBeNull();
+      const [receipt] = await rpc(node.url, 'eth_getBlockReceipts', ['pending']);
+      expect(receipt).toMatchObject({
+        transactionHash: hash,
+        blockHash: null,
+        blockNumber: `0x${(BigInt(latest.number) + 1n).toString(16)}`,
+        status: '0x1',
+      });
+      const tx = await rpc(node.url, 'eth_getTransactionByHash', [hash]);
+      expect(tx).toMatchObject({
+        blockHash: null,
+        blockNumber: receipt.blockNumber,
+        transactionIndex: '0x0',
+      });
+      const full = await rpc(node.url, 'eth_getBlockByNumber', ['pending', true]);
+      expect(full.transactions[0].hash).toBe(hash);
+
+      // More transfers over the next flashblocks, from other senders.
+      const order = [hash];
+      for (const key of KEYS.slice(1)) {
+        const n = await rpc(node.url, 'eth_getTransactionCount', [
+          privateKeyToAccount(key).address,
+          'pending',
+        ]);
+        order.push(await rpc(node.url, 'eth_sendRawTransaction', [await signTransfer(key, Number(n))]));
+        await new Promise((r) => setTimeout(r, 120));
+      }
+      const preconfirmed = await waitFor(async () => {
+        const b = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
+        return b.transactions.length === order.length ? b.transactions : undefined;
+      }, 3000);
+      expect(preconfirmed).toEqual(order);
+
+      // The seal: exactly the pre-confirmed transactions, in order.
+      const number = receipt.blockNumber;
+      const sealed = await waitFor(() => rpc(node.url, 'eth_getBlockByNumber', [number, false]), 5000);
+      expect(sealed.transactions).toEqual(preconfirmed);
+      expect(sealed.parentHash).toBe(latest.hash);
+      const sealedReceipt = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
+      expect(sealedReceipt).toMatchObject({
+        blockHash: sealed.hash,
+        blockNumber: number,
+        transactionIndex: '0x0',
+      });
+      await waitFor(
+        async () =>
+          (await rpc(node.url, 'eth_getBlockByNumber', ['pending', false])).parentHash === sealed.hash,
+      );
+
+      // /flashblocks: Base's shape, indexes 0..n per payload without gaps, raw transactions in order.
+      await waitFor(async () => stream.messages.some((m) => m.metadata.block_number > Number(number)));
+      const ofBlock = stream.messages.filter((m) => m.metadata.block_number === Number(number));
+      expect(ofBlock.map((m) => m.index)).toEqual(ofBlock.map((_, i) => i));
+      expect(ofBlock.length).toBe(11); // index 0 opens; 1..10 every 200 ms of a 2 s block
+      expect(new Set(ofBlock.map((m) => m.payload_id)).size).toBe(1);
+      expect(ofBlock[0].base).toMatchObject({
+        parent_hash: latest.hash,
+        block_number: number,
+        fee_recipient: sealed.miner,
+      });
+      expect(ofBlock.slice(1).every((m) => m.base === undefined)).toBe(true);
+      const streamed = ofBlock
+        .flatMap((m) => m.diff.transactions)
+        .map((raw: `0x${string}`) => keccak256(raw));
+      expect(streamed).toEqual(preconfirmed);
+      const last = ofBlock[ofBlock.length - 1];
+      expect(last.diff).toMatchObject({
+        state_root: sealed.stateRoot,
+        receipts_root: sealed.receiptsRoot,
+        logs_bloom: sealed.logsBloom,
+        gas_used: sealed.gasUsed,
+        block_hash: sealed.hash,
+      });
+      const withHash = ofBlock.find(
+        (m) => m.diff.transactions.length > 0 && keccak256(m.diff.transactions[0]) === hash,
+      );
+      expect(withHash.metadata.receipts[hash]).toMatchObject({ Eip1559: { status: '0x1' } });
+      expect(withHash.metadata.new_account_balances[TO]).toBeDefined();
+
+      // newFlashblocks: the pending block after each flashblock; newHeads on the seal.
+      const notes = sub.messages.filter((m) => m.method === 'eth_subscription');
+      const subIds = sub.messages
+        .filter((m) => m.id)
+        .sort((a, b) => a.id - b.id)
+        .map((m) => m.result);
+      const fbs = notes.filter((m) => m.params.subscription === subIds[0]).map((m) => m.params.result);
+      const heads = notes.filter((m) => m.params.subscription === subIds[1]).map((m) => m.params.result);
+      expect(heads.some((h) => h.hash === sealed.hash)).toBe(true);
+      const ofSealed = fbs.filter((b) => b.parentHash === latest.hash);
+      expect(ofSealed.length).toBeGreaterThanOrEqual(10);
+      expect(ofSealed.every((b) => b.number === null && b.hash === null)).toBe(true);
+      expect(ofSealed[0].transactions).toEqual([]);
+      expect(ofSealed[ofSealed.length - 1].transactions).toEqual(preconfirmed);
+      // Each notification's transactions extend the previous one's.
+      for (let i = 1; i < ofSealed.length; i++)
+        expect(ofSealed[i].transactions.slice(0, ofSealed[i - 1].transactions.length)).toEqual(
+          ofSealed[i - 1].transactions,
+        );
+    } finally {
+      stream.ws.close();
+      sub.ws.close();
+    }
+  });
+
+  it('a /flashblocks client that connects mid-block gets the current block from index 0', async () => {
+    await new Promise((r) => setTimeout(r, 700));
+    const late = await openSocket(`${node.wsUrl}/flashblocks`);
+    try {
+      await waitFor(async () => late.messages.length >= 2);
+      const first = late.messages[0];
+      expect(first.index).toBe(0);
+      expect(first.base).toBeDefined();
+      const same = late.messages.filter((m) => m.payload_id === first.payload_id);
+      expect(same.map((m) => m.index)).toEqual(same.map((_, i) => i));
+    } finally {
+      late.ws.close();
+    }
+  });
+});
+
+describe('flashblocks durability (kill -9 of a child node)', () => {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  function startChild(dataDir: string, blockTime: number): Promise<{ child: ChildProcess; url: string }> {
+    const child = spawn(
+      process.execPath,
+      [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, String(blockTime)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      let buf = '';
+      child.stdout!.on('data', (d) => {
+        buf += d;
+        if (buf.includes('\n')) resolve({ child, url: JSON.parse(buf.split('\n')[0]).url });
+      });
+      child.on('exit', (code) => reject(new Error(`child exited with ${code}`)));
+    });
+  }
+
+  it('seals every pre-confirmed transaction, in order, after kill -9 and a restart', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    // A long block time: the kill lands well before the seal.
+    const first = await startChild(dataDir, 6);
+    const hashes: string[] = [];
+    for (const [i, key] of KEYS.entries()) {
+      hashes.push(await rpc(first.url, 'eth_sendRawTransaction', [await signTransfer(key, 0)]));
+      if (i === 1) await new Promise((r) => setTimeout(r, 250)); // two flashblocks
+    }
+    const preconfirmed = await waitFor(async () => {
+      const b = await rpc(first.url, 'eth_getBlockByNumber', ['pending', false]);
+      return b.transactions.length === hashes.length ? b.transactions : undefined;
+    }, 3000);
+    const [receipt] = await rpc(first.url, 'eth_getBlockReceipts', ['pending']);
+    expect(receipt.blockHash).toBeNull();
+    const latestBefore = await rpc(first.url, 'eth_blockNumber');
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+
+    const second = await startChild(dataDir, 6);
+    // The interrupted block was finished at start-up.
+    expect(BigInt(await rpc(second.url, 'eth_blockNumber'))).toBe(BigInt(latestBefore) + 1n);
+    const sealed = await rpc(second.url, 'eth_getBlockByNumber', [receipt.blockNumber, false]);
+    expect(sealed.transactions).toEqual(preconfirmed);
+    // Nothing appears twice: the pool's journal replay drops what was sealed.
+    await new Promise((r) => setTimeout(r, 450));
+    expect((await rpc(second.url, 'eth_getBlockByNumber', ['pending', false])).transactions).toEqual([]);
+    expect(await rpc(second.url, 'txpool_status')).toEqual({ pending: '0x0', queued: '0x0' });
+    second.child.kill('SIGTERM');
+    await new Promise((r) => second.child.once('exit', r));
+  });
+
+  it('keeps a pooled transaction that was not pre-confirmed yet across a restart (the pool journal)', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    // No mining: the transaction stays in the pool.
+    const a = await startTestNode({ dataDir, mining: false });
+    const hash = await rpc(a.url, 'eth_sendRawTransaction', [await signTransfer(KEYS[0], 0)]);
+    await a.stop({ keepData: true });
+    const b = await startTestNode({ dataDir, blockTime: 1, flashblockInterval: 100 });
+    try {
+      const r = await waitFor(() => rpc(b.url, 'eth_getTransactionReceipt', [hash]), 3000);
+      expect(r.status).toBe('0x1');
+    } finally {
+      await b.stop();
+    }
+  });
+});
