@@ -2,7 +2,12 @@
  * Sealed blocks, their receipts and senders, by hash or number, with small caches of decoded
  * blocks (RPC reads the same few recent blocks over and over).
  */
-import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import {
+  type Block,
+  type BlockHeader,
+  createBlockFromRLP,
+  createBlockHeaderFromRLP,
+} from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex } from '../primitives/hex.js';
 import type { ChainStore } from './chainStore.js';
@@ -77,6 +82,20 @@ export class BlockReader {
     return h ? this.byHash(h) : undefined;
   }
 
+  /**
+   * A sealed header by number without decoding the block's transactions (eth_getLogs scans
+   * headers for their bloom): the header is the first item of the stored block RLP.
+   */
+  async headerByNumber(n: bigint): Promise<BlockHeader | undefined> {
+    const hash = await this.hashOf(n);
+    if (!hash) return undefined;
+    const cached = this.blocks.get(bytesToHex(hash));
+    if (cached) return cached.header;
+    const rlp = await this.store.get(keys.block(hash));
+    if (!rlp) return undefined;
+    return createBlockHeaderFromRLP(firstItem(rlp), { common: this.common, setHardfork: true });
+  }
+
   async rawBlock(hash: Uint8Array): Promise<Uint8Array | undefined> {
     return this.store.get(keys.block(hash));
   }
@@ -124,4 +143,29 @@ export class BlockReader {
     if (this.blocks.size >= CACHE) this.blocks.clear();
     this.blocks.set(bytesToHex(b.hash()), b);
   }
+}
+
+/** The first item of an RLP list (its full encoding), found from the length prefixes alone. */
+function firstItem(list: Uint8Array): Uint8Array {
+  const payloadStart = (b: Uint8Array, at: number): [start: number, length: number] => {
+    const p = b[at];
+    if (p < 0x80) return [at, 1];
+    if (p < 0xb8) return [at + 1, p - 0x80];
+    if (p < 0xc0) {
+      const n = p - 0xb7;
+      return [at + 1 + n, readLength(b, at + 1, n)];
+    }
+    if (p < 0xf8) return [at + 1, p - 0xc0];
+    const n = p - 0xf7;
+    return [at + 1 + n, readLength(b, at + 1, n)];
+  };
+  const [start] = payloadStart(list, 0);
+  const [itemStart, itemLength] = payloadStart(list, start);
+  return list.subarray(start, itemStart + itemLength);
+}
+
+function readLength(b: Uint8Array, at: number, n: number): number {
+  let len = 0;
+  for (let i = 0; i < n; i++) len = len * 256 + b[at + i];
+  return len;
 }
