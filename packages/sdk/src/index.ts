@@ -1,6 +1,7 @@
 /**
- * @wharf/sdk — a typed client of the wharf notifications API (v1): list the users who pinned an
- * app, check one wallet, send notifications. Depends on nothing but `fetch`.
+ * @wharf/sdk — typed clients of the wharf notifications API (v1): the developer API (list the
+ * users who pinned an app, check one wallet, send notifications) and the platform app's client API
+ * (sign in, pins, inbox, live stream). Depends on nothing but `fetch`.
  */
 export const API_VERSION = 'v1';
 export { createNotificationsClient, MAX_ADDRESSES_PER_REQUEST } from './client.js';
@@ -11,4 +12,15 @@ export type {
   RequestOptions,
 } from './client.js';
 export { WharfApiError } from './errors.js';
+export { createPlatformClient, formatSiweMessage } from './platform.js';
+export type {
+  AppState,
+  PinnedApp,
+  PlatformClient,
+  PlatformClientOptions,
+  PlatformNotification,
+  Session,
+  SignInParameters,
+  StreamHandlers,
+} from './platform.js';
 export type * from './types.js';

@@ -8,5 +8,7 @@ it('exports exactly these names', () => {
     'MAX_ADDRESSES_PER_REQUEST',
     'WharfApiError',
     'createNotificationsClient',
+    'createPlatformClient',
+    'formatSiweMessage',
   ]);
 });
