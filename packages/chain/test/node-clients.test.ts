@@ -64,7 +64,9 @@ describe('viem', () => {
     const block = await pub.getBlock({ blockNumber: receipt.blockNumber });
     expect(block.transactions).toEqual([hash]);
     expect(block.hash).toBe(receipt.blockHash);
-    expect((block as { requestsHash?: string }).requestsHash).toBe('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect((block as { requestsHash?: string }).requestsHash).toBe(
+      '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
     expect(block.parentBeaconBlockRoot).toBe(`0x${'0'.repeat(64)}`);
     expect(block.withdrawals).toEqual([]);
     expect(block.transactionsRoot).not.toBe(
