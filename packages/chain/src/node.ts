@@ -14,6 +14,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
 import type { RpcContext } from './rpc/context.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
+import { devAccountMethods } from './rpc/devAccounts.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
@@ -114,6 +115,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...configMethods,
       ...simulateMethods,
       ...filterMethods,
+      ...devAccountMethods,
       ...subscriptionMethods,
       ...txpoolMethods,
       ...debugMethods,

@@ -1,0 +1,66 @@
+/**
+ * The dev accounts sign for the caller, as Anvil and Hardhat do: eth_sendTransaction (fills nonce,
+ * gas, fees; signs; submits to the pool like any raw transaction), eth_sign and personal_sign.
+ * Only the accounts derived from the node's mnemonic; any other sender is refused.
+ */
+import { createTx } from '@ethereumjs/tx';
+import { keccak256 } from '../crypto/keccak.js';
+import { estimateGas } from '../execution/call.js';
+import { bytesToHex, concat, hexToBytes } from '../primitives/hex.js';
+import { callBlockOf, parseCallArgs } from './callArgs.js';
+import { stateAt } from './chainReads.js';
+import { method, type Methods, type RpcContext } from './context.js';
+import { serverError } from './errors.js';
+import type { Params } from './params.js';
+import secp256k1 from 'secp256k1';
+
+function keyOf(c: RpcContext, address: Uint8Array): Uint8Array {
+  const hex = bytesToHex(address);
+  const a = c.chain.spec.devAccounts.find((d) => d.address === hex);
+  if (!a) throw serverError(`unknown account ${hex}: only the node's dev accounts sign`);
+  return hexToBytes(a.privateKey);
+}
+
+/** EIP-191 personal message signature, 65 bytes r || s || v (27/28). */
+function personalSign(key: Uint8Array, message: Uint8Array): string {
+  const prefix = Buffer.from(`\x19Ethereum Signed Message:\n${message.length}`);
+  const digest = keccak256(concat(prefix, message));
+  const { signature, recid } = secp256k1.ecdsaSign(digest, key);
+  return bytesToHex(concat(signature, Uint8Array.of(27 + recid)));
+}
+
+const TIP = 1_000_000_000n;
+
+export const devAccountMethods: Methods = {
+  eth_sendTransaction: method(['transaction'], 1, async (p: Params, c: RpcContext) => {
+    const args = parseCallArgs(p.raw(0), 0);
+    if (!args.from) p.fail(0, 'from: missing');
+    const key = keyOf(c, args.from);
+    const pending = await stateAt(c, { tag: 'pending' });
+    const nonce = args.nonce ?? (await c.pool.pendingNonce(bytesToHex(args.from)));
+    const gas = args.gas ?? (await estimateGas(c.chain, pending.state, callBlockOf(pending), args));
+    const baseFee = c.producer.pending.baseFee;
+    const legacy = args.gasPrice !== undefined;
+    const tip = args.maxPriorityFeePerGas ?? TIP;
+    const data: Record<string, unknown> = {
+      type: legacy ? (args.accessList ? 1 : 0) : 2,
+      nonce,
+      gasLimit: gas,
+      to: args.to ?? undefined,
+      value: args.value ?? 0n,
+      data: args.data ?? new Uint8Array(0),
+      chainId: c.chain.spec.chainId,
+    };
+    if (legacy) data.gasPrice = args.gasPrice;
+    else {
+      data.maxPriorityFeePerGas = tip;
+      data.maxFeePerGas = args.maxFeePerGas ?? baseFee * 2n + tip;
+    }
+    if (args.accessList) data.accessList = args.accessList.map((e) => [e.address, e.storageKeys]);
+    const signed = createTx(data as never, { common: c.producer.pending.header.common }).sign(key);
+    const accepted = await c.pool.add(signed.serialize());
+    return accepted.hash;
+  }),
+  eth_sign: method(['address', 'message'], 2, (p, c) => personalSign(keyOf(c, p.address(0)), p.data(1))),
+  personal_sign: method(['message', 'address'], 2, (p, c) => personalSign(keyOf(c, p.address(1)), p.data(0))),
+};
