@@ -26,6 +26,18 @@ describe('applySnapshot', () => {
     b = applySnapshot(b, snap('0xa', 1, 21_000n), 1000 + 650);
     expect(b.current).toBe(3);
     expect(b.slots[3].txs).toBe(1);
+    expect(b.slots.map((x) => x.seen)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('starts a new block when the parent changes, and never runs past the last slot', () => {

@@ -67,8 +67,13 @@ export function applySnapshot(
   const slot = Math.max(block.current, Math.min(SLOTS - 1, Math.max(0, raw)));
   const txs = Math.max(0, s.txCount - block.txCount);
   const gas = s.gasUsed > block.gasUsed ? s.gasUsed - block.gasUsed : 0n;
+  // Slots up to this one have elapsed, whether or not a flashblock message arrived for each.
   const slots = block.slots.map((x, i) =>
-    i === slot ? { txs: x.txs + txs, gas: x.gas + gas, seen: true } : x,
+    i === slot
+      ? { txs: x.txs + txs, gas: x.gas + gas, seen: true }
+      : i < slot && !x.seen
+        ? { ...x, seen: true }
+        : x,
   );
   return {
     ...block,
