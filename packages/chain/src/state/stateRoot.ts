@@ -11,13 +11,15 @@ import type { TrieNodeStore } from '../trie/types.js';
 import type { StateDiff } from './journaledState.js';
 import { copyAccount } from './flatState.js';
 import type { StateReader } from './stateReader.js';
-import { EMPTY_ROOT, openTrie } from './trieAdapter.js';
+import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
 
 export interface RootResult {
   root: Uint8Array;
   nodes: [Uint8Array, Uint8Array][];
   /** Every changed account as it is now (null = deleted), keyed by 0x address. */
   accounts: Map<string, Account | null>;
+  /** The account trie at `root`, nodes in memory: pass its copy() as the next call's `warm`. */
+  trie: StateTrie;
 }
 
 export async function computeStateRoot(
@@ -25,8 +27,10 @@ export async function computeStateRoot(
   base: StateReader,
   diff: StateDiff,
   store: TrieNodeStore,
+  /** The account trie at `baseRoot` kept from an earlier call (saves reading its nodes again). */
+  warm?: StateTrie,
 ): Promise<RootResult> {
-  const trie = openTrie(baseRoot, store);
+  const trie = warm ?? openTrie(baseRoot, store);
   const updates: [Uint8Array, Uint8Array][] = [];
   const nodes: [Uint8Array, Uint8Array][] = [];
   const accounts = new Map<string, Account | null>();
@@ -60,5 +64,5 @@ export async function computeStateRoot(
   await trie.update(updates);
   const c = trie.commit();
   for (const n of c.nodes) nodes.push(n);
-  return { root: c.root, nodes, accounts };
+  return { root: c.root, nodes, accounts, trie };
 }
