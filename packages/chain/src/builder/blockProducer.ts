@@ -17,6 +17,7 @@ import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { ChainContext } from '../execution/chainContext.js';
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
+import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
 import type { FlashblockJournal } from './flashblockJournal.js';
 import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
@@ -73,11 +74,14 @@ export class BlockProducer {
     return this.hidden ?? this.building.snapshot;
   }
 
-  /** What the pool validates against: the state after the last flashblock. */
+  /**
+   * What the pool validates against: the state after the last flashblock (the builder's own,
+   * even while blockTime 0 hides it from readers: the pool has already let those transactions go).
+   */
   poolState(): PoolStateReader {
     return {
-      getNonce: async (a) => (await this.pending.state.readAccount(hexToBytes(a)))?.nonce ?? 0n,
-      getBalance: async (a) => (await this.pending.state.readAccount(hexToBytes(a)))?.balance ?? 0n,
+      getNonce: async (a) => (await this.building.state.readAccount(hexToBytes(a)))?.nonce ?? 0n,
+      getBalance: async (a) => (await this.building.state.readAccount(hexToBytes(a)))?.balance ?? 0n,
     };
   }
 
@@ -186,10 +190,10 @@ export class BlockProducer {
     this.arm();
   }
 
-  private open(parent: Block, timestamp?: bigint): PendingBlock {
+  private open(parent: Block, timestamp?: bigint, warm?: StateTrie): PendingBlock {
     const now = BigInt(Math.floor(this.now() / 1000));
     const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
-    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0));
+    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm);
   }
 
   private async openJournal(): Promise<void> {
@@ -250,8 +254,8 @@ export class BlockProducer {
   }
 
   private async sealPending(): Promise<Block> {
-    const { block, txs, commit } = await this.building.prepareSeal();
-    const next = this.open(block);
+    const { block, txs, commit, trie } = await this.building.prepareSeal();
+    const next = this.open(block, undefined, trie);
     this.next = next;
     try {
       await commit();

@@ -16,11 +16,12 @@ import { keccak256 } from '../crypto/keccak.js';
 import { nextBaseFee } from '../execution/baseFee.js';
 import { encodeBlock } from '../execution/blockEncoding.js';
 import type { ChainContext } from '../execution/chainContext.js';
-import { commitBlock, rootOf } from '../execution/commitBlock.js';
+import { commitBlock } from '../execution/commitBlock.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
-import type { RootResult } from '../state/stateRoot.js';
+import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
+import type { StateTrie } from '../state/trieAdapter.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { orderedTrieRoot } from '../trie/index.js';
 
@@ -81,6 +82,8 @@ export class PendingBlock {
     readonly parent: Block,
     timestamp: bigint,
     extraData: Uint8Array,
+    /** The account trie at the parent's state root, nodes in memory (from the parent's seal). */
+    private readonly warm?: StateTrie,
   ) {
     this.top = ctx.flat;
     const p = parent.header;
@@ -191,7 +194,7 @@ export class PendingBlock {
       for (const [k, a] of diff.accounts) changed.set(k, a ? { balance: a.balance } : undefined);
       this.top = w.state;
       this.txs = [...this.txs, ...added];
-      this.root = await rootOf(this.ctx, this.parent.header.stateRoot, this.ctx.flat, this.merged);
+      this.root = await this.computeRoot();
     }
     const stateRoot = this.root?.root ?? this.parent.header.stateRoot;
     this.snapshot = this.makeSnapshot(index, added, stateRoot, changed);
@@ -202,9 +205,14 @@ export class PendingBlock {
    * Assembles the sealed block from the published transactions (anything staged and not
    * published is not part of it). `commit()` then writes it.
    */
-  async prepareSeal(): Promise<{ block: Block; txs: IncludedTx[]; commit: () => Promise<void> }> {
-    const root =
-      this.root ?? (await rootOf(this.ctx, this.parent.header.stateRoot, this.ctx.flat, this.merged));
+  async prepareSeal(): Promise<{
+    block: Block;
+    txs: IncludedTx[];
+    commit: () => Promise<void>;
+    /** The account trie at the sealed root: the next block's `warm`. */
+    trie: StateTrie;
+  }> {
+    const root = this.root ?? (await this.computeRoot());
     const txs = this.txs;
     const header = this.headerWith(txs, root.root);
     // The Block constructor keeps the executed transaction objects (createBlock rebuilds them).
@@ -228,7 +236,18 @@ export class PendingBlock {
         { diff: () => merged },
         root,
       );
-    return { block, txs: [...txs], commit };
+    return { block, txs: [...txs], commit, trie: root.trie };
+  }
+
+  /** Root of the cumulative diff, on a copy of the warm trie (cold from the store without one). */
+  private computeRoot(): Promise<RootResult> {
+    return computeStateRoot(
+      this.parent.header.stateRoot,
+      this.ctx.flat,
+      this.merged,
+      this.ctx.nodes,
+      this.warm?.copy(),
+    );
   }
 
   private headerWith(txs: readonly IncludedTx[], stateRoot: Uint8Array): BlockHeader {
