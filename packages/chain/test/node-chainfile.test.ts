@@ -58,6 +58,19 @@ describe.skipIf(!have)('chain import and export', () => {
     expect(Buffer.compare(fs.readFileSync(out), fs.readFileSync(path.join(tests, 'chain.rlp')))).toBe(0);
   });
 
+  it('starts a fresh data directory from a geth genesis.json (block 0 only, pre-London forks)', async () => {
+    const node = await startTestNode({ mining: false, genesisPath: path.join(tests, 'genesis.json') });
+    try {
+      expect(await rpc(node.url, 'eth_chainId')).toBe('0xc72dd9d5e883e');
+      expect(await rpc(node.url, 'eth_blockNumber')).toBe('0x0');
+      const pending = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
+      expect(pending.baseFeePerGas).toBeUndefined();
+      expect(pending.parentHash).toBe('0x44fd89d504659cd58f48f4796b77a7e7012cf296a2409afa2f6c3cb99b5b3d99');
+    } finally {
+      await node.stop();
+    }
+  });
+
   it('refuses a tampered block, naming it and the mismatch', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);

@@ -101,9 +101,10 @@ export class PendingBlock {
           mixHash: keccak256(parent.hash()),
           difficulty: 0n,
           extraData,
-          baseFeePerGas: nextBaseFee(p, ctx.spec.baseFee),
-          excessBlobGas: 0n,
-          blobGasUsed: 0n,
+          // Only the fields the block's forks have (a geth chain may still be before London).
+          baseFeePerGas: common.isActivatedEIP(1559) ? nextBaseFee(p, ctx.spec.baseFee) : undefined,
+          excessBlobGas: common.isActivatedEIP(4844) ? 0n : undefined,
+          blobGasUsed: common.isActivatedEIP(4844) ? 0n : undefined,
         },
       },
       { common, skipConsensusFormatValidation: true },
@@ -216,17 +217,18 @@ export class PendingBlock {
     const txs = this.txs;
     const header = this.headerWith(txs, root.root);
     // The Block constructor keeps the executed transaction objects (createBlock rebuilds them).
+    const shanghai = header.common.isActivatedEIP(4895);
     const block = new Block(
       header,
       txs.map((t) => t.tx),
       [],
-      [],
+      shanghai ? [] : undefined,
       { common: header.common },
     );
     const rlp = encodeBlock(
       header.raw(),
       txs.map((t) => t.raw),
-      true,
+      shanghai,
     );
     const merged = this.merged;
     const commit = () =>
@@ -288,7 +290,7 @@ export class PendingBlock {
         header,
         txs.map((t) => t.tx),
         [],
-        [],
+        header.common.isActivatedEIP(4895) ? [] : undefined,
         { common: header.common },
       ),
       state: this.top,

@@ -14,6 +14,7 @@ import { hexToBytes } from '../primitives/hex.js';
 import { createCustomCrypto, loadKzg } from './customCrypto.js';
 import { deriveDevAccounts, type DerivedAccount } from './devAccounts.js';
 import { withStickyParams } from './stickyParams.js';
+import { withTolerantForks } from './tolerantForks.js';
 
 export interface DevChainConfig {
   kind: 'dev';
@@ -125,11 +126,13 @@ export async function loadChainSpec(config: ChainConfig): Promise<ChainSpec> {
   for (const k of Object.keys(blobSchedule)) if (k.startsWith('bpo')) delete blobSchedule[k];
   const json = { ...g, config: { ...g.config, blobSchedule } };
   const hasBlobs = g.config.cancunTime !== undefined;
-  const common = withStickyParams(
-    createCommonFromGethGenesis(json as any, {
-      chain: 'imported',
-      customCrypto: createCustomCrypto(hasBlobs ? await loadKzg() : undefined),
-    }),
+  const common = withTolerantForks(
+    withStickyParams(
+      createCommonFromGethGenesis(json as any, {
+        chain: 'imported',
+        customCrypto: createCustomCrypto(hasBlobs ? await loadKzg() : undefined),
+      }),
+    ),
   );
   const alloc: GenesisAccount[] = Object.entries(g.alloc ?? {}).map(([addr, a]) => ({
     address: hexToBytes(addr),
