@@ -31,6 +31,11 @@ export interface RotatedKey {
   projectId: string;
   apiKey: string;
 }
+export interface RevokedKeys {
+  projectId: string;
+  /** How many live keys were revoked (0 when the project had none). */
+  revoked: number;
+}
 export interface ProjectInfo {
   projectId: string;
   name: string;
@@ -39,6 +44,8 @@ export interface ProjectInfo {
   appUrls: string[];
   /** ISO 8601. */
   createdAt: string;
+  /** Whether the project has a live API key (none after a revoke, until the next rotate). */
+  hasKey: boolean;
 }
 /** The operator's operations, shared by the `wharf project|app|key` commands and the admin API. */
 export interface Admin {
@@ -56,6 +63,8 @@ export interface Admin {
   removeAppUrl(projectId: string, appUrl: string): Promise<{ appUrls: string[] }>;
   /** Revokes every key of the project (they answer 401) and returns a new one, shown once. */
   rotateKey(projectId: string): Promise<RotatedKey>;
+  /** Revokes every key of the project (they answer 401) without issuing a new one; idempotent. */
+  revokeKey(projectId: string): Promise<RevokedKeys>;
   getProject(projectId: string): Promise<ProjectInfo>;
   listProjects(filter?: { owner?: string }): Promise<ProjectInfo[]>;
   close(): Promise<void>;
@@ -152,22 +161,31 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
       return { projectId, apiKey };
     },
 
+    async revokeKey(projectId) {
+      await requireProject(projectId);
+      return { projectId, revoked: await projects.revokeKeys(projectId, clock()) };
+    },
+
     async getProject(projectId) {
-      return toInfo(await requireProject(projectId));
+      const row = await requireProject(projectId);
+      return toInfo(row, await projects.withLiveKey([row.id]));
     },
 
     async listProjects(filter = {}) {
-      if (filter.owner === undefined) return (await projects.list()).map(toInfo);
-      if (!isAddress(filter.owner))
+      if (filter.owner !== undefined && !isAddress(filter.owner))
         throw invalid('owner', 'must be a valid address (0x followed by 40 hex digits)');
-      return (await projects.list({ owner: toChecksumAddress(filter.owner) })).map(toInfo);
+      const rows = await projects.list(
+        filter.owner === undefined ? {} : { owner: toChecksumAddress(filter.owner) },
+      );
+      const keyed = await projects.withLiveKey(rows.map((r) => r.id));
+      return rows.map((row) => toInfo(row, keyed));
     },
 
     async close() {},
   };
 }
 
-function toInfo(row: ProjectRow): ProjectInfo {
+function toInfo(row: ProjectRow, withLiveKey: ReadonlySet<string>): ProjectInfo {
   return {
     projectId: row.id,
     name: row.name,
@@ -175,5 +193,6 @@ function toInfo(row: ProjectRow): ProjectInfo {
     whitelisted: row.whitelisted,
     appUrls: row.appUrls,
     createdAt: new Date(row.createdAt).toISOString(),
+    hasKey: withLiveKey.has(row.id),
   };
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Admin } from '../admin.js';
 import { constantTimeEqual } from '../auth/apiKeys.js';
 import { ServiceError } from '../errors.js';
-import { AppUrls, CreatedProject, Ok, ProjectInfo, RotatedKey } from './schemas.js';
+import { AppUrls, CreatedProject, Ok, ProjectInfo, RevokedKeys, RotatedKey } from './schemas.js';
 import { Type } from '@sinclair/typebox';
 
 export interface AdminRoutesOptions {
@@ -166,5 +166,16 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       }),
     },
     async (request) => admin.rotateKey((request.params as { projectId: string }).projectId),
+  );
+
+  app.delete(
+    `${base}/:projectId/keys`,
+    {
+      schema: schema('Revoke every API key of the project (they answer 401); no new key', {
+        params: Params,
+        response: { 200: RevokedKeys, ...errors },
+      }),
+    },
+    async (request) => admin.revokeKey((request.params as { projectId: string }).projectId),
   );
 }

@@ -116,6 +116,7 @@ export const ProjectInfo = Type.Object({
   whitelisted: Type.Boolean(),
   appUrls: Type.Array(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
+  hasKey: Type.Boolean({ description: 'Whether the project has a live API key' }),
 });
 
 export const CreatedProject = Type.Object({
@@ -126,5 +127,9 @@ export const CreatedProject = Type.Object({
 });
 
 export const RotatedKey = Type.Object({ projectId: Type.String(), apiKey: Type.String() });
+export const RevokedKeys = Type.Object({
+  projectId: Type.String(),
+  revoked: Type.Integer({ description: 'Live keys revoked (0 when there were none)' }),
+});
 export const AppUrls = Type.Object({ appUrls: Type.Array(Type.String()) });
 export const Ok = Type.Object({ success: Type.Boolean() });

@@ -207,6 +207,30 @@ export class ProjectsRepository {
     return Number(result.numDeletedRows) > 0;
   }
 
+  /** Revokes every live key of the project (they answer 401 from now on); returns how many. */
+  async revokeKeys(projectId: string, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('project_id', '=', projectId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Which of these projects have a live (unrevoked) key. */
+  async withLiveKey(projectIds: readonly string[]): Promise<Set<string>> {
+    if (projectIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select('project_id')
+      .distinct()
+      .where('project_id', 'in', projectIds)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return new Set(rows.map((r) => r.project_id));
+  }
+
   /** Revokes every live key of the project and stores the new key's hash. */
   async rotateKey(projectId: string, keyHash: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
