@@ -62,6 +62,11 @@ declare module 'fastify' {
 
 const dedupeSweepMs = 10 * 60 * 1000;
 
+/** A request URL with the value of `access_token` hidden. */
+export function redactQueryToken(url: string | undefined): string | undefined {
+  return url?.replace(/([?&]access_token=)[^&#]*/g, '$1[redacted]');
+}
+
 /** A URL with its password hidden, for messages. */
 function redactUrl(url: string): string {
   try {
@@ -76,7 +81,28 @@ function redactUrl(url: string): string {
 /** Builds the platform's HTTP app without listening (tests use `app.inject`). */
 export async function buildPlatformApp(options: PlatformServerOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? Date.now;
-  const logger = options.logger?.child({}, { redact: { paths: redactPaths, censor: '[redacted]' } });
+  const logger = options.logger?.child(
+    {},
+    {
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      // The stream takes ?access_token= (EventSource cannot set headers): keep it out of logged URLs.
+      serializers: {
+        req: (req: {
+          method?: string;
+          url?: string;
+          host?: string;
+          ip?: string;
+          socket?: { remotePort?: number };
+        }) => ({
+          method: req.method,
+          url: redactQueryToken(req.url),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
+    },
+  );
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger | undefined,
     trustProxy: options.trustProxy,

@@ -174,10 +174,16 @@ describe.each(backends)('admin on $name', (backend) => {
       { headers: { 'x-api-key': t.apiKey, authorization: 'Bearer admin-token-for-tests' } },
       'x',
     );
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/client/notifications/stream?access_token=secret-session-token',
+    });
     expect(lines.length).toBeGreaterThan(3);
     const all = lines.join('');
     expect(all).not.toContain(t.apiKey);
     expect(all).not.toContain('admin-token-for-tests');
+    expect(all).not.toContain('secret-session-token');
+    expect(all).toContain('access_token=[redacted]');
     expect(all).toContain('[redacted]');
   });
 });

@@ -16,10 +16,22 @@ describe.each(backends)('migrations on $name', (backend) => {
     const database = await openDatabase(options); // already up to date
     const schema = database.kind === 'postgres' ? (options.databaseSchema ?? 'public') : undefined;
     try {
+      // The catalog of this schema only (Kysely's introspection lists every schema, which races
+      // with other test files dropping theirs).
       const tables = async () =>
-        (await database.db.introspection.getTables())
-          .filter((t) => schema === undefined || t.schema === schema)
-          .map((t) => t.name)
+        (schema === undefined
+          ? await sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'table' and name not like 'wharf_migrations' and name not like 'sqlite%'`.execute(
+              database.db,
+            )
+          : await sql<{
+              name: string;
+            }>`select tablename as name from pg_catalog.pg_tables where schemaname = ${schema} and tablename != 'wharf_migrations'`.execute(
+              database.db,
+            )
+        ).rows
+          .map((r) => r.name)
           .sort();
       expect(await tables()).toEqual(
         [
@@ -33,13 +45,42 @@ describe.each(backends)('migrations on $name', (backend) => {
           'sessions',
         ].sort(),
       );
-      await migrateDown(database.db, schema);
+      await migrateDown(database.db, database.kind);
       expect(await tables()).toEqual([]);
-      await migrateToLatest(database.db, schema);
+      await migrateToLatest(database.db, database.kind);
       expect(await tables()).toHaveLength(8);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();
     }
   });
+});
+
+const postgresUrl = process.env.WHARF_TEST_POSTGRES_URL;
+describe.skipIf(!postgresUrl)('migrations on a shared PostgreSQL server', () => {
+  it('survive other schemas being dropped meanwhile ', async () => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    let stop = false;
+    const churn = (async () => {
+      for (let i = 0; !stop; i++) {
+        const name = `wharf_churn_${process.pid}_${i}`;
+        await client.query(`create schema ${name}`);
+        await client.query(`create table ${name}.t (x int)`);
+        await client.query(`drop schema ${name} cascade`);
+      }
+    })();
+    try {
+      for (let k = 0; k < 15; k++) {
+        const options = await backends.find((b) => b.name === 'postgres')!.fresh();
+        const database = await openDatabase(options);
+        await database.close();
+      }
+    } finally {
+      stop = true;
+      await churn;
+      await client.end();
+    }
+  }, 60_000);
 });

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrationProvider } from './migrations/index.js';
+import { migrations } from './migrations/index.js';
 import type { Tables } from './schema.js';
 
 export type Db = Kysely<Tables>;
@@ -38,10 +38,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if (database.kind === 'postgres' && options.databaseSchema) {
       await sql`create schema if not exists ${sql.id(options.databaseSchema)}`.execute(database.db);
     }
-    await migrateToLatest(
-      database.db,
-      database.kind === 'postgres' ? (options.databaseSchema ?? 'public') : undefined,
-    );
+    await migrateToLatest(database.db, database.kind);
   } catch (error) {
     await database.close();
     throw error;
@@ -78,7 +75,6 @@ function openPostgres(options: DatabaseOptions): Database {
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-/** `schema`: where the migration bookkeeping lives (PostgreSQL); unqualified, Kysely would look in every schema. */
 /**
  * `column IN (list)` with the list as ONE parameter (a PostgreSQL array, or a JSON array that
  * SQLite unpacks with json_each): a send's 1,000 addresses do not become 1,000 placeholders.
@@ -89,23 +85,67 @@ export function inList(kind: DbKind, column: string, values: readonly string[]) 
     : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
 }
 
-export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`, {
-      cause: error,
-    });
-  }
+/**
+ * Runs the pending migrations, in name (timestamp) order, each recorded in `wharf_migrations`, all
+ * in one transaction that holds the migration lock (an advisory lock per schema on PostgreSQL,
+ * BEGIN IMMEDIATE on SQLite), so two processes opening the store at once migrate it once. (Not
+ * Kysely's Migrator: it looks for its tables by listing every schema of the server, which fails
+ * when another schema is dropped meanwhile.)
+ */
+export async function migrateToLatest(db: Kysely<any>, kind: DbKind): Promise<void> {
+  await withMigrationLock(db, kind, async (conn) => {
+    const done = await executedMigrations(conn);
+    for (const name of Object.keys(migrations).sort()) {
+      if (done.has(name)) continue;
+      await migrations[name]!.up(conn);
+      await sql`insert into wharf_migrations (name, executed_at) values (${name}, ${Date.now()})`.execute(
+        conn,
+      );
+    }
+  });
 }
 
-/** Drops every table (the migrations' `down`, newest first). For tests and `wharf` resets. */
-export async function migrateDown(db: Kysely<any>, schema?: string): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
-  for (;;) {
-    const { error, results } = await migrator.migrateDown();
-    if (error) throw error;
-    if (!results || results.length === 0) return;
-  }
+/** Runs every executed migration's `down`, newest first. For tests and resets. */
+export async function migrateDown(db: Kysely<any>, kind: DbKind): Promise<void> {
+  await withMigrationLock(db, kind, async (conn) => {
+    const done = await executedMigrations(conn);
+    for (const name of Object.keys(migrations).sort().reverse()) {
+      if (!done.has(name)) continue;
+      await migrations[name]!.down?.(conn);
+      await sql`delete from wharf_migrations where name = ${name}`.execute(conn);
+    }
+  });
+}
+
+async function executedMigrations(conn: Kysely<any>): Promise<Set<string>> {
+  const rows = await sql<{ name: string }>`select name from wharf_migrations`.execute(conn);
+  return new Set(rows.rows.map((r) => r.name));
+}
+
+async function withMigrationLock(
+  db: Kysely<any>,
+  kind: DbKind,
+  body: (conn: Kysely<any>) => Promise<void>,
+): Promise<void> {
+  await db.connection().execute(async (conn) => {
+    await sql.raw(kind === 'sqlite' ? 'begin immediate' : 'begin').execute(conn);
+    try {
+      if (kind === 'postgres') {
+        await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':wharf_migrations'))`.execute(
+          conn,
+        );
+      }
+      await sql`create table if not exists wharf_migrations (name text primary key, executed_at bigint not null)`.execute(
+        conn,
+      );
+      await body(conn);
+      await sql.raw('commit').execute(conn);
+    } catch (error) {
+      await sql
+        .raw('rollback')
+        .execute(conn)
+        .catch(() => {});
+      throw new Error(`database migration failed: ${(error as Error).message ?? error}`, { cause: error });
+    }
+  });
 }

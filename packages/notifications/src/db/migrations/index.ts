@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration } from 'kysely';
 import * as initial from './20261122_0400_initial.js';
 import * as clientSessions from './20261122_0500_client_sessions.js';
 
@@ -6,8 +6,4 @@ import * as clientSessions from './20261122_0500_client_sessions.js';
 export const migrations: Record<string, Migration> = {
   '20261122_0400_initial': initial,
   '20261122_0500_client_sessions': clientSessions,
-};
-
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
 };

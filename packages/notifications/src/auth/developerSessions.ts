@@ -1,0 +1,86 @@
+/**
+ * Developers' sessions on the dashboard API: Sign-In with Ethereum with the client API's machinery
+ * (the same nonces, message checks and signature verifiers, the same `sessions` table), but a
+ * separate realm. A dashboard token is stored as the SHA-256 of `wharf-dashboard:` + token, so a
+ * client session token is never a dashboard token and the other way round (each is refused with
+ * 401 where it does not belong). Sessions last 24 hours at most.
+ */
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import { generateSiweNonce } from 'viem/siwe';
+import type { SessionsRepository } from '../db/repositories/sessions.js';
+import { invalid, ServiceError } from '../errors.js';
+import { hashSecret } from './apiKeys.js';
+import { checkSignInMessage, type SignatureVerifier, verifySignature } from './siwe.js';
+
+export interface DeveloperSessionDeps {
+  sessions: SessionsRepository;
+  verifier: SignatureVerifier;
+  /** The platform chain's id, which the SIWE message must name. */
+  chainId: number;
+  sessionTtlMs: number;
+  clock: () => number;
+}
+
+/** A nonce lives 5 minutes and is used once (as on the client API). */
+export const developerNonceTtlMs = 5 * 60 * 1000;
+/** The longest a dashboard session lives. */
+export const developerSessionMaxTtlMs = 24 * 60 * 60 * 1000;
+
+export interface DeveloperSession {
+  /** The developer's wallet address, EIP-55: the owner of their projects. */
+  address: string;
+  tokenHash: string;
+}
+
+/** The stored form of a dashboard token (domain-separated from client session tokens). */
+export function developerTokenHash(token: string): string {
+  return hashSecret(`wharf-dashboard:${token}`);
+}
+
+export async function issueDeveloperNonce(deps: DeveloperSessionDeps): Promise<{ nonce: string }> {
+  const nonce = generateSiweNonce();
+  await deps.sessions.addNonce(nonce, deps.clock() + developerNonceTtlMs);
+  return { nonce };
+}
+
+/** Checks an EIP-4361 message and its signature; answers a dashboard bearer token. */
+export async function signInDeveloper(
+  deps: DeveloperSessionDeps,
+  body: unknown,
+  host: string,
+): Promise<{ token: string; address: string; expiresAt: string }> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('body', 'must be a JSON object');
+  const { message, signature } = body as Record<string, unknown>;
+  if (typeof message !== 'string' || message === '')
+    throw invalid('message', 'is required (an EIP-4361 message)');
+  if (typeof signature !== 'string' || signature === '') throw invalid('signature', 'is required');
+  const now = deps.clock();
+  const parsed = checkSignInMessage({ message, signature, host, chainId: deps.chainId, now });
+  await verifySignature(deps.verifier, parsed, message, signature);
+  if (!(await deps.sessions.consumeNonce(parsed.nonce, now))) {
+    throw new ServiceError('SESSION_INVALID', 'sign-in failed: the nonce is unknown, used or expired');
+  }
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = now + Math.min(deps.sessionTtlMs, developerSessionMaxTtlMs);
+  const address = getAddress(parsed.address.toLowerCase());
+  await deps.sessions.addSession(developerTokenHash(token), address, now, expiresAt);
+  return { token, address, expiresAt: new Date(expiresAt).toISOString() };
+}
+
+/** The developer behind `Authorization: Bearer <dashboard token>`; 401 when missing or expired. */
+export async function authenticateDeveloper(
+  deps: Pick<DeveloperSessionDeps, 'sessions' | 'clock'>,
+  header: string | string[] | undefined,
+): Promise<DeveloperSession> {
+  const token =
+    typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+  if (!token)
+    throw new ServiceError('SESSION_INVALID', 'Authorization: Bearer <dashboard session token> is required');
+  const tokenHash = developerTokenHash(token);
+  const session = await deps.sessions.findSession(tokenHash, deps.clock());
+  if (!session)
+    throw new ServiceError('SESSION_INVALID', 'the dashboard session token is unknown or expired; sign in again');
+  return { address: session.address, tokenHash };
+}
