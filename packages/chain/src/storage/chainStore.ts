@@ -63,6 +63,11 @@ export class ChainStore {
     return this.db.get(keys.trieNode(hash));
   }
 
+  /** Many trie nodes in one LevelDB call, in the order asked (the trie's `getMany`). */
+  getTrieNodes(hashes: Bytes[]): Promise<(Bytes | undefined)[]> {
+    return this.db.getMany(hashes.map((h) => keys.trieNode(h)));
+  }
+
   async hashByNumber(n: bigint): Promise<Bytes | undefined> {
     return this.db.get(keys.canonical(n));
   }
