@@ -38,7 +38,10 @@ export async function openChain(
       stored = typeof config === 'function' ? config() : config;
     }
     const spec = await loadChainSpec(stored);
-    const nodes = { get: (h: Uint8Array) => store.getTrieNode(h) };
+    const nodes = {
+      get: (h: Uint8Array) => store.getTrieNode(h),
+      getMany: (hs: Uint8Array[]) => store.getTrieNodes(hs),
+    };
     const ctx: ChainContext = {
       spec,
       store,
