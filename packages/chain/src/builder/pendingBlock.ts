@@ -197,6 +197,11 @@ export class PendingBlock {
       this.txs = [...this.txs, ...added];
       this.root = await this.computeRoot();
     }
+    if (!added.length && index > 0) {
+      // Nothing new: the same partial block under the next index.
+      this.snapshot = { ...this.snapshot, index, added, changedAccounts: changed };
+      return this.snapshot;
+    }
     const stateRoot = this.root?.root ?? this.parent.header.stateRoot;
     this.snapshot = this.makeSnapshot(index, added, stateRoot, changed);
     return this.snapshot;
@@ -215,16 +220,21 @@ export class PendingBlock {
   }> {
     const root = this.root ?? (await this.computeRoot());
     const txs = this.txs;
-    const header = this.headerWith(txs, root.root);
+    // The last snapshot is this very block when its root is the one we seal with.
+    const snap = this.snapshot;
+    const reuse = snap.txs === txs && this.root === root;
+    const header = reuse ? snap.header : this.headerWith(txs, root.root);
     // The Block constructor keeps the executed transaction objects (createBlock rebuilds them).
     const shanghai = header.common.isActivatedEIP(4895);
-    const block = new Block(
-      header,
-      txs.map((t) => t.tx),
-      [],
-      shanghai ? [] : undefined,
-      { common: header.common },
-    );
+    const block = reuse
+      ? snap.block
+      : new Block(
+          header,
+          txs.map((t) => t.tx),
+          [],
+          shanghai ? [] : undefined,
+          { common: header.common },
+        );
     const rlp = encodeBlock(
       header.raw(),
       txs.map((t) => t.raw),
