@@ -32,6 +32,8 @@ export async function startRpcServer(
   host: string,
   port: number,
   extraUpgrade?: (path: string, ws: WebSocket) => boolean,
+  /** Other GET paths (GET /metrics): a body and its content type, or undefined. */
+  extraGet?: (path: string) => { type: string; body: string } | undefined,
 ): Promise<RpcServer> {
   const send = (res: http.ServerResponse, status: number, body: string) => {
     // An explicit length: no chunked encoding, one write per response.
@@ -46,8 +48,16 @@ export async function startRpcServer(
       res.end();
       return;
     }
-    if (req.method === 'GET')
+    if (req.method === 'GET') {
+      const extra = extraGet?.((req.url ?? '/').split('?')[0]);
+      if (extra) {
+        const bytes = Buffer.from(extra.body);
+        res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
+        res.end(bytes);
+        return;
+      }
       return send(res, 200, JSON.stringify({ ok: true, jsonrpc: 'POST JSON-RPC 2.0 here' }));
+    }
     if (req.method !== 'POST')
       return send(res, 405, errorBody(ErrorCode.InvalidRequest, 'method not allowed: use POST'));
     const type = req.headers['content-type'];
