@@ -20,6 +20,7 @@ import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
 import type { FlashblockJournal } from './flashblockJournal.js';
+import { BuilderMetrics } from './metrics.js';
 import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
 
 export interface ProducerOptions {
@@ -56,6 +57,8 @@ export class BlockProducer {
   private readonly flashblockListeners = new Set<FlashblockListener>();
   private stopped = false;
   private pool?: TxPool;
+  /** Build time, transactions per flashblock, submit-to-pending, seal time (GET /metrics). */
+  readonly metrics = new BuilderMetrics();
   /** Pool transactions executed into the pending block, by hash. */
   private readonly included = new Map<string, PoolTransaction>();
   /** blockTime 0: what `pending` shows while a transaction is executed and sealed at once. */
@@ -210,6 +213,7 @@ export class BlockProducer {
    * go to the journal, then become visible. Returns how many were pre-confirmed.
    */
   private async flashblock(limit = Number.POSITIVE_INFINITY): Promise<number> {
+    const started = this.now();
     const pool = this.pool;
     const b = this.building;
     const candidates: PoolTransaction[] = [];
@@ -247,6 +251,12 @@ export class BlockProducer {
       }
     }
     const snapshot = await b.publish(index);
+    const publishedAt = this.now();
+    const m = this.metrics;
+    m.flashblocks++;
+    m.flashblockBuild.observe((publishedAt - started) / 1000);
+    m.flashblockTxs.observe(done.length);
+    for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
     for (const t of done) this.included.set(t.hash, t);
     if (done.length && pool) await pool.onIncluded(done);
     this.emitFlashblock(snapshot);
@@ -254,6 +264,7 @@ export class BlockProducer {
   }
 
   private async sealPending(): Promise<Block> {
+    const started = this.now();
     const { block, txs, commit, trie } = await this.building.prepareSeal();
     const next = this.open(block, undefined, trie);
     this.next = next;
@@ -273,6 +284,9 @@ export class BlockProducer {
         this.opts.onError?.(e);
       }
     }
+    this.metrics.seal.observe((this.now() - started) / 1000);
+    this.metrics.blocks++;
+    this.metrics.flashblocks++;
     this.emitFlashblock(next.snapshot);
     return block;
   }

@@ -1,0 +1,72 @@
+/**
+ * The builder's Prometheus metrics (served at GET /metrics): flashblock build time, transactions
+ * per flashblock, submit-to-pending latency (pool arrival to publication) and seal time.
+ * Histograms with fixed buckets; `render()` is the text exposition format.
+ */
+
+class Histogram {
+  private readonly counts: number[];
+  private sum = 0;
+  private count = 0;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly buckets: number[],
+  ) {
+    this.counts = buckets.map(() => 0);
+  }
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i]++;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (let i = 0; i < this.buckets.length; i++)
+      lines.push(`${this.name}_bucket{le="${this.buckets[i]}"} ${this.counts[i]}`);
+    lines.push(`${this.name}_bucket{le="+Inf"} ${this.count}`);
+    lines.push(`${this.name}_sum ${this.sum}`, `${this.name}_count ${this.count}`);
+    return lines.join('\n');
+  }
+}
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.5];
+
+export class BuilderMetrics {
+  readonly flashblockBuild = new Histogram(
+    'wharf_flashblock_build_seconds',
+    'Time from a flashblock starting to its publication (execution, journal fsync, roots).',
+    SECONDS,
+  );
+  readonly flashblockTxs = new Histogram(
+    'wharf_flashblock_transactions',
+    'Transactions pre-confirmed per flashblock (index 1..n).',
+    [0, 1, 5, 10, 25, 50, 100, 250, 500, 1000],
+  );
+  readonly submitToPending = new Histogram(
+    'wharf_submit_to_pending_seconds',
+    'Time from the pool accepting a transaction to the flashblock that pre-confirms it.',
+    SECONDS,
+  );
+  readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
+  flashblocks = 0;
+  blocks = 0;
+
+  render(): string {
+    return `${[
+      this.flashblockBuild.render(),
+      this.flashblockTxs.render(),
+      this.submitToPending.render(),
+      this.seal.render(),
+      '# HELP wharf_flashblocks_total Flashblocks published (index 0 included).',
+      '# TYPE wharf_flashblocks_total counter',
+      `wharf_flashblocks_total ${this.flashblocks}`,
+      '# HELP wharf_blocks_sealed_total Blocks sealed by the builder.',
+      '# TYPE wharf_blocks_sealed_total counter',
+      `wharf_blocks_sealed_total ${this.blocks}`,
+    ].join('\n')}\n`;
+  }
+}
