@@ -126,11 +126,20 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   let server: Awaited<ReturnType<typeof startRpcServer>>;
   try {
-    server = await startRpcServer(dispatcher, options.host, options.port, (path, ws) => {
-      if (path !== '/flashblocks') return false;
-      flashblocks.attach(ws);
-      return true;
-    });
+    server = await startRpcServer(
+      dispatcher,
+      options.host,
+      options.port,
+      (path, ws) => {
+        if (path !== '/flashblocks') return false;
+        flashblocks.attach(ws);
+        return true;
+      },
+      (path) =>
+        path === '/metrics'
+          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() }
+          : undefined,
+    );
   } catch (e) {
     await producer.stop();
     await poolJournal.stop();
