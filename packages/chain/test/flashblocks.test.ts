@@ -240,6 +240,18 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     }
   });
 
+  it('serves Prometheus metrics: build time, transactions per flashblock, submit-to-pending, seal time', async () => {
+    const res = await fetch(`${node.url}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+    expect(value('wharf_flashblock_build_seconds_count')).toBeGreaterThan(10);
+    expect(value('wharf_submit_to_pending_seconds_count')).toBeGreaterThanOrEqual(4);
+    expect(value('wharf_seal_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(value('wharf_flashblock_transactions_sum')).toBeGreaterThanOrEqual(4);
+    expect(value('wharf_blocks_sealed_total')).toBeGreaterThanOrEqual(1);
+  });
+
   it('a /flashblocks client that connects mid-block gets the current block from index 0', async () => {
     await new Promise((r) => setTimeout(r, 700));
     const late = await openSocket(`${node.wsUrl}/flashblocks`);
