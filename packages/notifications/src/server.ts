@@ -4,6 +4,7 @@
  *
  *   HTTP ─> http/developerRoutes ─> domain/{send,status,users} ─> preferences/ , delivery/ ─> db/
  *        ─> http/adminRoutes      ─> admin.ts                    ─> db/repositories/projects
+ *        ─> http/dashboardRoutes  ─> domain/dashboard (owner check) ─> admin.ts, domain/{send,status,users}
  *   delivery ─> delivery/fanout (in process, or Redis pub/sub)
  *   rate limit ─> ratelimit/store (in memory, or Redis)
  */
@@ -20,6 +21,7 @@ import { SessionsRepository } from './db/repositories/sessions.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
 import type { ClientDeps } from './domain/client.js';
 import { clientRoutes } from './http/clientRoutes.js';
+import { dashboardRoutes } from './http/dashboardRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
 import type { DeliveryPath } from './delivery/path.js';
 import { SqlDeliveryPath } from './delivery/sqlDeliveryPath.js';
@@ -187,6 +189,11 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
             scheme: 'bearer',
             description: 'Session token from /api/v1/client/auth/verify',
           },
+          dashboardSession: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Dashboard session token from /api/v1/dashboard/auth/verify',
+          },
         },
       },
     },
@@ -215,6 +222,14 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: options.clientRateLimit ?? 600,
     rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
     heartbeatMs: options.sseHeartbeatMs,
+  });
+  await app.register(dashboardRoutes, {
+    deps: { admin, developer: deps },
+    sessions: clientDeps,
+    rateLimitStore,
+    dashboardRateLimit: options.clientRateLimit ?? 600,
+    notificationRateLimit: options.rateLimit,
+    rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
   });
 
   const apiNotFound = (method: string, url: string) =>

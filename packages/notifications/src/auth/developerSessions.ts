@@ -81,6 +81,9 @@ export async function authenticateDeveloper(
   const tokenHash = developerTokenHash(token);
   const session = await deps.sessions.findSession(tokenHash, deps.clock());
   if (!session)
-    throw new ServiceError('SESSION_INVALID', 'the dashboard session token is unknown or expired; sign in again');
+    throw new ServiceError(
+      'SESSION_INVALID',
+      'the dashboard session token is unknown or expired; sign in again',
+    );
   return { address: session.address, tokenHash };
 }

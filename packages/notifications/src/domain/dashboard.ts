@@ -119,12 +119,20 @@ export async function removeOwnAppUrl(
   return deps.admin.removeAppUrl(projectId, field(query, 'app_url') as string);
 }
 
-export async function rotateOwnKey(deps: DashboardDeps, owner: string, projectId: string): Promise<RotatedKey> {
+export async function rotateOwnKey(
+  deps: DashboardDeps,
+  owner: string,
+  projectId: string,
+): Promise<RotatedKey> {
   await requireOwnProject(deps, owner, projectId);
   return deps.admin.rotateKey(projectId);
 }
 
-export async function revokeOwnKey(deps: DashboardDeps, owner: string, projectId: string): Promise<RevokedKeys> {
+export async function revokeOwnKey(
+  deps: DashboardDeps,
+  owner: string,
+  projectId: string,
+): Promise<RevokedKeys> {
   await requireOwnProject(deps, owner, projectId);
   return deps.admin.revokeKey(projectId);
 }

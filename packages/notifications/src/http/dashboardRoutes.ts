@@ -172,7 +172,8 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         },
       ),
     },
-    async (request, reply) => reply.code(201).send(await createOwnProject(deps, owner(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await createOwnProject(deps, owner(request), request.body)),
   );
 
   app.get(
