@@ -13,7 +13,7 @@ export const errorCodes = {
   API_KEY_INVALID: { status: 401, error: 'Unauthorized' },
   /** 401: the admin token (Authorization: Bearer) is missing or wrong. */
   ADMIN_TOKEN_INVALID: { status: 401, error: 'Unauthorized' },
-  /** 401: the client session token is missing, expired or unknown. */
+  /** 401: the client or dashboard session token is missing, expired or unknown (or of the other realm). */
   SESSION_INVALID: { status: 401, error: 'Unauthorized' },
   /** 403: `app_url` is not registered to the key's project. */
   APP_URL_NOT_OWNED: { status: 403, error: 'Forbidden' },
@@ -21,7 +21,7 @@ export const errorCodes = {
   PROJECT_NOT_WHITELISTED: { status: 403, error: 'Forbidden' },
   /** 404: the project associated with the API key does not exist (deleted). */
   PROJECT_NOT_FOUND: { status: 404, error: 'Not Found' },
-  /** 404: no such route, or (admin, client API) no such resource. */
+  /** 404: no such route, or (admin, client API) no such resource, or (dashboard) not the developer's project. */
   NOT_FOUND: { status: 404, error: 'Not Found' },
   /** 409: the operation conflicts with the current state (an app URL owned by another project). */
   CONFLICT: { status: 409, error: 'Conflict' },
