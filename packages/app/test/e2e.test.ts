@@ -142,6 +142,55 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     await context.close();
   }, 60_000);
 
+  it('dashboard: a developer signs in with their wallet, creates a project and its key; 403 until the operator whitelists', async () => {
+    const { context, page } = await open('desktop');
+    await page.goto('/dashboard');
+    await page.getByTestId('sign-in-dev-2').click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await page.getByText('No projects yet').waitFor(); // only their own projects, none yet
+    await shoot(page, 'dashboard-developer-empty-desktop');
+
+    await page.getByRole('button', { name: 'New project' }).first().click();
+    await page.locator('#project-name').fill('Dev app');
+    await page.locator('#project-url').fill('http://localhost:5558');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const apiKey = (await page.getByTestId('api-key').textContent())?.trim() ?? '';
+    await page.getByRole('button', { name: 'I saved it' }).click();
+    await page.getByRole('heading', { name: 'Dev app' }).waitFor();
+    const projectUrl = new URL(page.url()).pathname;
+
+    const body = { app_url: 'http://localhost:5558', wallet_addresses: [DEV0], title: 'Hi', message: 'Dev' };
+    expect((await send(apiKey, body)).status).toBe(403);
+    // The dashboard's own test send (the session, no key) is refused the same way.
+    await page.locator('#send-to').fill(DEV0);
+    await page.locator('#send-title').fill('Hello');
+    await page.locator('#send-message').fill('From my dashboard');
+    await page.getByRole('button', { name: 'Send test notification' }).click();
+    await page.getByText('The send was refused').waitFor();
+
+    // The operator whitelists it from their own session.
+    const operator = await open('desktop');
+    await operatorSignIn(operator.page);
+    await operator.page.goto(projectUrl);
+    await operator.page.getByText('Whitelisted for notifications', { exact: true }).click();
+    await operator.page.getByText('Not whitelisted for notifications.').waitFor({ state: 'detached' });
+    await operator.context.close();
+    expect((await send(apiKey, body)).status).toBe(200);
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dev app' }).waitFor();
+    await page.locator('#send-to').fill(DEV0);
+    await page.locator('#send-title').fill('Hello again');
+    await page.locator('#send-message').fill('From my dashboard');
+    await page.getByRole('button', { name: 'Send test notification' }).click();
+    await expect
+      .poll(() => page.getByTestId('send-results').textContent())
+      .toContain('user has not saved this app');
+    await page.getByText('No users yet').waitFor();
+    await shoot(page, 'dashboard-developer-project-desktop');
+    await context.close();
+  }, 90_000);
+
   it('dashboard: the chain view fills flashblock by flashblock', async (ctx) => {
     if (!wharf.rpcUrl) ctx.skip();
     const { context, page } = await open('desktop');

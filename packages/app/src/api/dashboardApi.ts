@@ -4,6 +4,7 @@
  * developer calls the same operations on their own projects with a SIWE bearer token
  * (/api/v1/dashboard). Route paths and body shapes live only in this file.
  */
+import type { NotificationsApi, SendInput } from './developerApi.js';
 import { bearer, requestJson } from './http.js';
 
 export interface Project {
@@ -57,10 +58,49 @@ export function createDashboardApi(token: string, role: DashboardRole) {
     /** Generates a new key; the previous one stops at once (rotation). */
     rotateKey: (id: string) =>
       requestJson<IssuedKey>(`${projectPath(id)}/keys/rotate`, { method: 'POST', headers, body: {} }),
-    revokeKey: (id: string) => requestJson(`${projectPath(id)}/keys`, { method: 'DELETE', headers }),
+    /** Revokes every live key (they answer 401); no new one. */
+    revokeKey: (id: string) =>
+      requestJson<{ projectId: string; revoked: number }>(`${projectPath(id)}/keys`, {
+        method: 'DELETE',
+        headers,
+      }),
     setWhitelisted: (id: string, whitelisted: boolean) =>
       requestJson<Project>(`${projectPath(id)}/whitelist`, { headers, body: { whitelisted } }),
   };
 }
 
 export type DashboardApi = ReturnType<typeof createDashboardApi>;
+
+/**
+ * A developer's own project's users, status and test sends through the dashboard API (their
+ * session, no API key): the same answers as /api/v1/notifications/*, the same rate budget.
+ */
+export function createProjectNotificationsApi(token: string, projectId: string): NotificationsApi {
+  const headers = bearer(token);
+  const path = `${dashboardBase.developer}/projects/${encodeURIComponent(projectId)}`;
+  return {
+    users: (appUrl, params = {}) =>
+      requestJson(`${path}/users`, {
+        headers,
+        query: {
+          app_url: appUrl,
+          cursor: params.cursor,
+          limit: params.limit,
+          notification_enabled: params.enabledOnly ? 'true' : undefined,
+        },
+      }),
+    status: (appUrl, walletAddress) =>
+      requestJson(`${path}/status`, { headers, body: { app_url: appUrl, wallet_address: walletAddress } }),
+    send: (input: SendInput) =>
+      requestJson(`${path}/send`, {
+        headers,
+        body: {
+          app_url: input.appUrl,
+          wallet_addresses: input.walletAddresses,
+          title: input.title,
+          message: input.message,
+          ...(input.targetPath ? { target_path: input.targetPath } : {}),
+        },
+      }),
+  };
+}

@@ -65,3 +65,10 @@ export function createDeveloperApi(apiKey: string) {
 }
 
 export type DeveloperApi = ReturnType<typeof createDeveloperApi>;
+
+/** The three notification operations of one project, however they are authorized. */
+export interface NotificationsApi {
+  users: DeveloperApi['users'];
+  status: DeveloperApi['status'];
+  send: DeveloperApi['send'];
+}

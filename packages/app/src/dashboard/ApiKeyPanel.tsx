@@ -13,8 +13,14 @@ import { toast } from '../components/Toasts.js';
 import { useDashboard } from '../screens/Dashboard.js';
 import { rememberKey, useProjectKey } from './keyVault.js';
 
-export function ApiKeyPanel({ project }: { project: Project }) {
-  const { api } = useDashboard();
+export function ApiKeyPanel({
+  project,
+  onChange,
+}: {
+  project: Project;
+  onChange: (hasKey: boolean) => void;
+}) {
+  const { api, isOperator } = useDashboard();
   const key = useProjectKey(project.projectId);
   const [revealed, setRevealed] = useState<string>();
   const [busy, setBusy] = useState<'generate' | 'revoke'>();
@@ -29,6 +35,7 @@ export function ApiKeyPanel({ project }: { project: Project }) {
       const issued = await api.rotateKey(project.projectId);
       rememberKey(project.projectId, issued.apiKey);
       setRevealed(issued.apiKey);
+      onChange(true);
     } catch (e) {
       toast(describeError(e), { error: true });
     } finally {
@@ -42,6 +49,7 @@ export function ApiKeyPanel({ project }: { project: Project }) {
     try {
       await api.revokeKey(project.projectId);
       rememberKey(project.projectId, null);
+      onChange(false);
       toast('Key revoked');
     } catch (e) {
       toast(describeError(e), { error: true });
@@ -61,13 +69,15 @@ export function ApiKeyPanel({ project }: { project: Project }) {
     <section className="card">
       <div className="card-header">
         <h3>API key</h3>
-        {key ? <span className="badge badge-accent">In use on this page</span> : null}
+        {hasKey ? <span className="badge badge-success">Active</span> : <span className="badge">No key</span>}
       </div>
       <div className="card-body stack">
         <p className="muted small">
           Sent as <code>x-api-key</code>. Only its hash is stored: a key is shown once, when it is generated.
         </p>
-        {key ? (
+        {!isOperator ? (
+          <p className="muted small">The panels below use your dashboard session; scripts use the key.</p>
+        ) : key ? (
           <div className="secret">
             <code>{`${key.slice(0, 10)}${'•'.repeat(12)}`}</code>
             <Button size="sm" onClick={() => rememberKey(project.projectId, null)}>

@@ -1,14 +1,13 @@
 /** One wallet's status for an app (POST app/user/status), for targeted prompts. */
 import { type FormEvent, useState } from 'react';
 import type { Project } from '../api/dashboardApi.js';
-import { createDeveloperApi } from '../api/developerApi.js';
 import { Button } from '../components/Button.js';
 import { ErrorAlert } from '../components/States.js';
-import { useProjectKey } from './keyVault.js';
+import { useNotificationsApi } from './useNotificationsApi.js';
 import { NeedKey } from './NeedKey.js';
 
 export function StatusPanel({ project }: { project: Project }) {
-  const key = useProjectKey(project.projectId);
+  const api = useNotificationsApi(project.projectId);
   const [appUrl, setAppUrl] = useState(project.appUrls[0] ?? '');
   const [address, setAddress] = useState('');
   const [busy, setBusy] = useState(false);
@@ -17,12 +16,12 @@ export function StatusPanel({ project }: { project: Project }) {
 
   const check = async (event: FormEvent) => {
     event.preventDefault();
-    if (!key) return;
+    if (!api) return;
     setBusy(true);
     setError(undefined);
     setStatus(undefined);
     try {
-      setStatus(await createDeveloperApi(key).status(appUrl, address.trim()));
+      setStatus(await api.status(appUrl, address.trim()));
     } catch (e) {
       setError(e);
     } finally {
@@ -44,7 +43,7 @@ export function StatusPanel({ project }: { project: Project }) {
         <h3>Wallet status</h3>
       </div>
       <div className="card-body stack">
-        {!key ? <NeedKey /> : null}
+        {!api ? <NeedKey /> : null}
         <select
           className="select"
           aria-label="App URL"
@@ -64,7 +63,7 @@ export function StatusPanel({ project }: { project: Project }) {
             onChange={(e) => setAddress(e.target.value)}
             spellCheck={false}
           />
-          <Button type="submit" busy={busy} disabled={!key || !appUrl || address.trim() === ''}>
+          <Button type="submit" busy={busy} disabled={!api || !appUrl || address.trim() === ''}>
             Check
           </Button>
         </div>

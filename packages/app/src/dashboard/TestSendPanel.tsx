@@ -1,17 +1,17 @@
 /**
- * A test send through the real API (POST /api/v1/notifications/send with the project's key):
+ * A test send through the real API (POST /api/v1/notifications/send, or its dashboard twin):
  * live character counts in code points (title 30, message 200), and each address's result.
  */
 import { type FormEvent, useState } from 'react';
 import type { Project } from '../api/dashboardApi.js';
-import { createDeveloperApi, type SendResponse } from '../api/developerApi.js';
+import type { SendResponse } from '../api/developerApi.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { CharCounter, Field } from '../components/Field.js';
 import { Icon } from '../components/Icon.js';
 import { ErrorAlert } from '../components/States.js';
 import { checkLength } from '../text/codePoints.js';
-import { useProjectKey } from './keyVault.js';
+import { useNotificationsApi } from './useNotificationsApi.js';
 import { NeedKey } from './NeedKey.js';
 
 export const TITLE_MAX = 30;
@@ -23,7 +23,7 @@ export function splitAddresses(text: string): string[] {
 }
 
 export function TestSendPanel({ project }: { project: Project }) {
-  const key = useProjectKey(project.projectId);
+  const api = useNotificationsApi(project.projectId);
   const [appUrl, setAppUrl] = useState(project.appUrls[0] ?? '');
   const [addresses, setAddresses] = useState('');
   const [title, setTitle] = useState('');
@@ -37,7 +37,7 @@ export function TestSendPanel({ project }: { project: Project }) {
   const list = splitAddresses(addresses);
   const pathError = targetPath && !targetPath.startsWith('/') ? 'Starts with /' : undefined;
   const valid =
-    key &&
+    api &&
     appUrl &&
     list.length > 0 &&
     !titleCheck.over &&
@@ -48,13 +48,13 @@ export function TestSendPanel({ project }: { project: Project }) {
 
   const send = async (event: FormEvent) => {
     event.preventDefault();
-    if (!key) return;
+    if (!api) return;
     setBusy(true);
     setError(undefined);
     setResult(undefined);
     try {
       setResult(
-        await createDeveloperApi(key).send({
+        await api.send({
           appUrl,
           walletAddresses: list,
           title,
@@ -78,7 +78,7 @@ export function TestSendPanel({ project }: { project: Project }) {
         </span>
       </div>
       <div className="card-body stack">
-        {!key ? <NeedKey /> : null}
+        {!api ? <NeedKey /> : null}
         <div className="form-grid">
           <Field label="App URL" htmlFor="send-app">
             <select

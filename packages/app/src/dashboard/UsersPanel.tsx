@@ -1,29 +1,27 @@
-/** Who pinned an app: the pages of GET app/users (the project's key), with the enabled filter. */
+/** Who pinned an app: the pages of GET app/users, with the enabled filter. */
 import { useState } from 'react';
 import type { Project } from '../api/dashboardApi.js';
-import { createDeveloperApi } from '../api/developerApi.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { EmptyState, ErrorAlert, Loading } from '../components/States.js';
 import { Switch } from '../components/Switch.js';
 import { useAsync } from '../hooks/useAsync.js';
-import { useProjectKey } from './keyVault.js';
+import { useNotificationsApi } from './useNotificationsApi.js';
 import { NeedKey } from './NeedKey.js';
 
 const PAGE = 20;
 
 export function UsersPanel({ project }: { project: Project }) {
-  const key = useProjectKey(project.projectId);
+  const api = useNotificationsApi(project.projectId);
   const [appUrl, setAppUrl] = useState(project.appUrls[0] ?? '');
   const [enabledOnly, setEnabledOnly] = useState(false);
   // Cursors of the pages seen, so Previous works with a forward-only cursor.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useAsync(
-    async () =>
-      key && appUrl ? createDeveloperApi(key).users(appUrl, { cursor, limit: PAGE, enabledOnly }) : undefined,
+    async () => (api && appUrl ? api.users(appUrl, { cursor, limit: PAGE, enabledOnly }) : undefined),
     // Whitelisting changes the answer (403 before), so it reloads the page.
-    [key, appUrl, enabledOnly, cursor, project.whitelisted],
+    [api, appUrl, enabledOnly, cursor, project.whitelisted],
   );
   const reset = () => setCursors([undefined]);
 
@@ -31,12 +29,12 @@ export function UsersPanel({ project }: { project: Project }) {
     <section className="card section">
       <div className="card-header">
         <h3>Users</h3>
-        <Button size="sm" variant="ghost" onClick={page.reload} disabled={!key}>
+        <Button size="sm" variant="ghost" onClick={page.reload} disabled={!api}>
           Refresh
         </Button>
       </div>
       <div className="card-body stack">
-        {!key ? <NeedKey /> : null}
+        {!api ? <NeedKey /> : null}
         <div className="row row-wrap">
           <select
             className="select grow"
@@ -61,7 +59,7 @@ export function UsersPanel({ project }: { project: Project }) {
           />
         </div>
         {page.error ? <ErrorAlert error={page.error} onRetry={page.reload} /> : null}
-        {page.loading && key ? <Loading /> : null}
+        {page.loading && api ? <Loading /> : null}
         {page.data && page.data.users.length === 0 ? (
           <EmptyState icon="users" title="No users yet">
             People who pin this app in the platform app appear here.

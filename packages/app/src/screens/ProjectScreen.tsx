@@ -62,7 +62,7 @@ export function ProjectScreen({ projectId }: { projectId: string }) {
           ) : null}
           <div className="project-grid">
             <AppUrlsPanel project={p} onChange={(appUrls) => update({ appUrls })} />
-            <ApiKeyPanel project={p} />
+            <ApiKeyPanel project={p} onChange={(hasKey) => update({ hasKey })} />
           </div>
           <TestSendPanel project={p} />
           <div className="project-grid">

@@ -26,7 +26,8 @@ export async function startWharf(timeoutMs = 60_000): Promise<RunningWharf> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-app-e2e-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    [cliBin, 'up', '--port', '0', '--chain-port', '0', '--data-dir', dataDir],
+    // A larger rate budget: every test in a file shares one IP's notification budget (20 a minute).
+    [cliBin, 'up', '--port', '0', '--chain-port', '0', '--data-dir', dataDir, '--rate-limit', '600'],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
   );
   let out = '';
