@@ -72,7 +72,7 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     await page.goto('/dashboard');
     await page.locator('#admin-token').fill(wharf.adminToken);
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
   }
 
   const send = (apiKey: string, body: Record<string, unknown>) =>
@@ -137,7 +137,7 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     // Deleting the project: its key answers 404 from that moment on.
     await page.getByRole('button', { name: 'Delete project' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     expect((await send(rotated, body)).status).toBe(404);
     await context.close();
   }, 60_000);
@@ -146,7 +146,7 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     const { context, page } = await open('desktop');
     await page.goto('/dashboard');
     await page.getByTestId('sign-in-dev-2').click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     await page.getByText('No projects yet').waitFor(); // only their own projects, none yet
     await shoot(page, 'dashboard-developer-empty-desktop');
 
