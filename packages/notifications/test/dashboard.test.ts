@@ -6,8 +6,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { addressOf, backends, cleanupBackends, startApp, type TestApp } from './helpers.js';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { buildPlatformApp, openAdmin } from '../src/index.js';
+import { addressOf, backends, baseOptions, cleanupBackends, startApp, type TestApp } from './helpers.js';
 
 afterAll(cleanupBackends);
 
@@ -403,8 +404,13 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     expect((await call('DELETE', `${BASE}/projects/${projectId}`, a)).statusCode).toBe(404);
   });
 
-  it('lists only one’s own projects; the CLI face (Admin, --owner) and the dashboard agree', async () => {
-    t = await startApp(backend);
+  it('lists only one’s own projects; the CLI face (openAdmin, --owner) and the dashboard agree', async () => {
+    const store = await backend.fresh();
+    const app = await buildPlatformApp({ ...baseOptions, ...store });
+    t = { app, apiKey: '', projectId: '', pin: async () => {}, close: () => app.close() };
+    // What the `wharf project|app|key` commands open: the same store, while the service runs.
+    const admin = await openAdmin(store);
+    onTestFinished(() => admin.close());
     const call = caller(t);
     const a = await signIn(t, alice);
     const b = await signIn(t, bob);
@@ -415,7 +421,7 @@ describe.each(backends)('dashboard API on $name', (backend) => {
       await call('POST', `${BASE}/projects`, b, { name: 'B1', app_url: 'http://localhost:5173/' })
     ).json();
     // What `wharf project create --owner ADDRESS` does (the same Admin operation, lower-case owner).
-    const cli = await t.app.platform.admin.createProject({
+    const cli = await admin.createProject({
       name: 'A2',
       appUrl: 'https://a2.example',
       owner: alice.address.toLowerCase(),
@@ -438,17 +444,25 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     expect(JSON.stringify(listed)).not.toContain(pa.apiKey);
     // The operator sees everything, with the same shapes.
     const all = (await call('GET', '/api/v1/admin/projects', ADMIN)).json().projects;
-    expect(all.map((p: { name: string }) => p.name)).toEqual(['Test app', 'A1', 'B1', 'A2']);
+    expect(all.map((p: { name: string }) => p.name)).toEqual(['A1', 'B1', 'A2']);
     expect(all.find((p: { name: string }) => p.name === 'A1')).toEqual(listed[0]);
 
     // Changes on one face show on the other.
-    await t.app.platform.admin.addAppUrl(cli.projectId, 'https://a2b.example');
+    expect((await admin.listProjects({ owner: alice.address })).map((p) => p.name)).toEqual(['A1', 'A2']);
+    await admin.addAppUrl(cli.projectId, 'https://a2b.example');
     expect((await call('GET', `${BASE}/projects/${cli.projectId}`, a)).json().appUrls).toEqual([
       'https://a2.example',
       'https://a2b.example',
     ]);
     await call('DELETE', `/api/v1/admin/projects/${pb.projectId}/keys`, ADMIN);
     expect((await call('GET', `${BASE}/projects/${pb.projectId}`, b)).json().hasKey).toBe(false);
+    await call('POST', `${BASE}/projects/${pb.projectId}/keys/rotate`, b);
+    expect((await admin.getProject(pb.projectId)).hasKey).toBe(true);
+    await call('DELETE', `${BASE}/projects/${pa.projectId}/app-urls?app_url=https%3A%2F%2Fa1.example`, a);
+    expect((await admin.getProject(pa.projectId)).appUrls).toEqual([]);
+    await admin.deleteProject(cli.projectId);
+    expect((await call('GET', `${BASE}/projects/${cli.projectId}`, a)).statusCode).toBe(404);
+    await admin.addAppUrl(pa.projectId, 'https://a1.example');
 
     // Create rules: app URL taken (409), bad URL (400), someone else as owner (400), whitelisted (400).
     const create = (payload: unknown) => call('POST', `${BASE}/projects`, a, payload);
@@ -473,6 +487,48 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     });
     expect(grab.statusCode).toBe(409);
     expect(await names(b)).toEqual(['B1']);
+  });
+
+  it('a dashboard session expires after 24 hours; the test routes spend the notification budget (429 first)', async () => {
+    let now = Date.now();
+    t = await startApp(backend, { clock: () => now, rateLimit: 4 });
+    const call = caller(t);
+    const a = await signIn(t, alice);
+    const { projectId, apiKey } = (
+      await call('POST', `${BASE}/projects`, a, { name: 'Budget', app_url: 'https://budget.example' })
+    ).json();
+    await t.app.platform.admin.setWhitelisted(projectId, true);
+    const keySend = () =>
+      t.app.inject({
+        method: 'POST',
+        url: SEND,
+        headers: { 'x-api-key': apiKey },
+        payload: sendBody('https://budget.example', [addressOf(1)]),
+      });
+    const dashSend = (token?: string) =>
+      call(
+        'POST',
+        `${BASE}/projects/${projectId}/send`,
+        token,
+        sendBody('https://budget.example', [addressOf(1)]),
+      );
+    expect((await keySend()).statusCode).toBe(200);
+    expect((await dashSend(a)).statusCode).toBe(200);
+    expect((await keySend()).statusCode).toBe(200);
+    const last = await dashSend(a);
+    expect(last.statusCode).toBe(200);
+    expect(last.headers['ratelimit-remaining']).toBe('0');
+    // One budget across the developer API and the dashboard's test routes; 429 before 401.
+    expect((await keySend()).statusCode).toBe(429);
+    expect((await dashSend(a)).statusCode).toBe(429);
+    expect((await dashSend()).statusCode).toBe(429);
+    // The project routes have their own (per-session) budget.
+    expect((await call('GET', `${BASE}/projects/${projectId}`, a)).statusCode).toBe(200);
+
+    now += 24 * 3600_000 + 1;
+    const expired = await call('GET', `${BASE}/projects`, a);
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().message).toContain('sign in again');
   });
 
   it('describes every dashboard route in the OpenAPI document', async () => {
