@@ -130,6 +130,14 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     });
     expect(missing.statusCode).toBe(400);
     expect((await call('GET', `${BASE}/projects`, 'not-a-token')).statusCode).toBe(401);
+
+    // Sign-out ends that session only.
+    const other = await signIn(t, alice);
+    expect((await call('DELETE', `${BASE}/auth/session`, dashboardToken)).json()).toEqual({ success: true });
+    expect((await call('GET', `${BASE}/projects`, dashboardToken)).statusCode).toBe(401);
+    expect((await call('DELETE', `${BASE}/auth/session`, dashboardToken)).statusCode).toBe(401);
+    expect((await call('GET', `${BASE}/projects`, other)).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/client/apps', clientToken)).statusCode).toBe(200);
   });
 
   it('every project route: the owner succeeds, another developer gets 404, no token gets 401', async () => {
@@ -537,6 +545,7 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     const expected: Record<string, string[]> = {
       '/api/v1/dashboard/auth/nonce': ['post'],
       '/api/v1/dashboard/auth/verify': ['post'],
+      '/api/v1/dashboard/auth/session': ['delete'],
       '/api/v1/dashboard/projects': ['get', 'post'],
       '/api/v1/dashboard/projects/{projectId}': ['get', 'delete'],
       '/api/v1/dashboard/projects/{projectId}/app-urls': ['post', 'delete'],

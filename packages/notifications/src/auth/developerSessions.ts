@@ -69,6 +69,15 @@ export async function signInDeveloper(
   return { token, address, expiresAt: new Date(expiresAt).toISOString() };
 }
 
+/** Ends the session (sign-out): its token answers 401 from now on. */
+export async function signOutDeveloper(
+  deps: Pick<DeveloperSessionDeps, 'sessions'>,
+  session: DeveloperSession,
+): Promise<{ success: true }> {
+  await deps.sessions.deleteSession(session.tokenHash);
+  return { success: true };
+}
+
 /** The developer behind `Authorization: Bearer <dashboard token>`; 401 when missing or expired. */
 export async function authenticateDeveloper(
   deps: Pick<DeveloperSessionDeps, 'sessions' | 'clock'>,

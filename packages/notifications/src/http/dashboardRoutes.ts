@@ -16,6 +16,7 @@ import {
   type DeveloperSessionDeps,
   issueDeveloperNonce,
   signInDeveloper,
+  signOutDeveloper,
 } from '../auth/developerSessions.js';
 import {
   addOwnAppUrl,
@@ -140,6 +141,17 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
     },
     // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy.
     async (request) => signInDeveloper(sessions, request.body, request.host),
+  );
+
+  app.delete(
+    `${dashboardBase}/auth/session`,
+    {
+      ...signedIn,
+      schema: schema('Sign out: this dashboard session token answers 401 from now on', {
+        response: { 200: Ok, 401: err, 429: err },
+      }),
+    },
+    async (request) => signOutDeveloper(sessions, request.developer!),
   );
 
   const projects = `${dashboardBase}/projects`;

@@ -40,6 +40,15 @@ export class SessionsRepository {
     return row ? { address: row.address, expiresAt: row.expires_at } : undefined;
   }
 
+  /** Ends a session (sign-out); false when there was none. */
+  async deleteSession(tokenHash: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   /** Forgets expired nonces and sessions. */
   async sweep(now: number): Promise<void> {
     await this.db.deleteFrom('auth_nonces').where('expires_at', '<=', now).execute();
