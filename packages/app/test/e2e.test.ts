@@ -21,7 +21,11 @@ const DEV0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const viewports = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } };
 
 async function shoot(page: Page, name: string): Promise<void> {
+  // A full-page picture would paint the sticky header and the fixed tab bar mid-page: let them
+  // sit in the flow for the picture only.
+  const flow = await page.addStyleTag({ content: '.topbar, .tabbar { position: static !important; }' });
   await page.screenshot({ path: path.join(artifacts, `wharf-app-${name}.png`), fullPage: true });
+  await flow.evaluate((e) => e.remove());
 }
 
 describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
