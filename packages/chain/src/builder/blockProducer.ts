@@ -274,6 +274,7 @@ export class BlockProducer {
       this.next = undefined;
     }
     this.building = next;
+    this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
     // blockTime 0 seals each transaction at once: there is never a pre-confirmation to keep.
     if (this.opts.blockTime > 0) await this.openJournal();
