@@ -1,0 +1,64 @@
+/** The flashblock journal file: what a crash can leave behind, and what load() makes of it. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
+import { tempDir } from './node-helpers.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function journalPath(): string {
+  const d = tempDir('wharf-fbj-');
+  dirs.push(d);
+  return path.join(d, 'flashblocks.journal');
+}
+
+const parentHash = new Uint8Array(32).fill(7);
+const tx = (n: number) => Uint8Array.of(0x02, n, n, n);
+
+describe('FlashblockJournal', () => {
+  it('holds nothing before the first block opens', async () => {
+    const j = await FlashblockJournal.open(journalPath());
+    expect(await j.load()).toBeUndefined();
+    await j.close();
+  });
+
+  it('gives back the open block and its transactions in order; a new block replaces them', async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p);
+    await j.openBlock({ number: 5n, parentHash, timestamp: 1234n });
+    await j.append(1, [tx(1), tx(2)]);
+    await j.append(3, [tx(3)]);
+    await j.close();
+
+    const again = await FlashblockJournal.open(p);
+    const b = await again.load();
+    expect(b).toMatchObject({ number: 5n, timestamp: 1234n, lastIndex: 3 });
+    expect(b!.parentHash).toEqual(parentHash);
+    expect(b!.txs).toEqual([tx(1), tx(2), tx(3)]);
+
+    await again.openBlock({ number: 6n, parentHash, timestamp: 1236n });
+    expect(await again.load()).toMatchObject({ number: 6n, txs: [], lastIndex: 0 });
+    await again.append(1, [tx(9)]);
+    expect((await again.load())!.txs).toEqual([tx(9)]);
+    await again.close();
+  });
+
+  it('ignores a torn last record (a crash in the middle of an append)', async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p);
+    await j.openBlock({ number: 2n, parentHash, timestamp: 1n });
+    await j.append(1, [tx(1)]);
+    await j.close();
+    const whole = fs.readFileSync(p);
+    // A record header that promises more bytes than the file has, then half a JSON body.
+    const torn = Buffer.concat([whole, Buffer.from([0, 0, 1, 0]), Buffer.from('{"k":"txs","ind')]);
+    fs.writeFileSync(p, torn);
+    const again = await FlashblockJournal.open(p);
+    expect((await again.load())!.txs).toEqual([tx(1)]);
+    await again.close();
+  });
+});
