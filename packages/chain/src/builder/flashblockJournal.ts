@@ -11,7 +11,7 @@
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
  * mid-append) is ignored, as is a file whose first record does not open a block.
  */
-import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '../primitives/hex.js';
 
 /** The inputs of a block's header that are not derived from its parent. */
@@ -71,8 +71,9 @@ export class FlashblockJournal {
   }
 
   /**
-   * Starts the file over for a new block (index 0): written to a side file, fsync'd and renamed
-   * over the journal, so a crash leaves either the old block's records or the new opening.
+   * Starts the file over for a new block (index 0): truncate, write the opening, fsync. Called
+   * after the previous block's seal is on disk (its LevelDB batch is synced), so a crash in
+   * between leaves at worst an empty journal, which describes no block.
    */
   async openBlock(o: JournaledOpen): Promise<void> {
     const rec: OpenRecord = {
@@ -81,17 +82,11 @@ export class FlashblockJournal {
       parentHash: bytesToHex(o.parentHash),
       timestamp: o.timestamp.toString(),
     };
-    const tmp = `${this.path}.next`;
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.write(encodeRecord(rec));
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, this.path);
-    await this.fh?.close();
-    this.fh = await open(this.path, 'a');
+    if (!this.fh) throw new Error('flashblock journal is closed');
+    await this.fh.truncate(0);
+    // Opened for appending: the write lands at the (new) end.
+    await this.fh.write(encodeRecord(rec));
+    await this.fh.datasync();
   }
 
   /** Appends flashblock `index` and returns once it is on disk. */
