@@ -156,6 +156,13 @@ console.log(
 console.log(
   `flashblocks per block (highest index; index 0 opens the block): ${full.length ? `${Math.min(...full)}..${Math.max(...full)}` : 'n/a'} over ${full.length} whole blocks`,
 );
+// The node's own view (GET /metrics): mean build and seal times.
+const metrics = await (await fetch(`${info.url}/metrics`)).text();
+const metric = (name) => Number(metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+const mean = (h) => ((metric(`${h}_sum`) / metric(`${h}_count`)) * 1000).toFixed(1);
+console.log(
+  `node: flashblock build mean ${mean('wharf_flashblock_build_seconds')} ms, seal mean ${mean('wharf_seal_seconds')} ms, pool-to-pending mean ${mean('wharf_submit_to_pending_seconds')} ms`,
+);
 ws.close();
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
