@@ -91,6 +91,10 @@ describe('wharf up', () => {
     });
     expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 7, result: '0x7a69' });
     expect(out).toMatch(/\(0\) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
+
+    // The platform tells its app where that chain is, so the browser needs no manual setting.
+    const config = await fetch(`${platform}/api/v1/client/config`);
+    expect(await config.json()).toEqual({ chainId: 31337, chainRpcUrl: chain });
     expect(out).toMatch(/\(0\) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
 
     running.child.kill('SIGINT');

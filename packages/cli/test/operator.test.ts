@@ -92,6 +92,8 @@ describe('wharf project, app and key, while the platform runs', () => {
     expect(rotated.apiKey).not.toBe(created.apiKey);
     expect((await send(created.apiKey, 'https://rot.example')).status).toBe(401);
     expect((await send(rotated.apiKey, 'https://rot.example')).status).toBe(200);
+    json(['key', 'revoke', '--project', created.projectId]);
+    expect((await send(rotated.apiKey, 'https://rot.example')).status).toBe(401);
   });
 
   it('deletes a project: its key answers 404 from that moment on', async () => {

@@ -20,6 +20,7 @@ import { ProjectsRepository } from './db/repositories/projects.js';
 import { SessionsRepository } from './db/repositories/sessions.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
 import type { ClientDeps } from './domain/client.js';
+import { Type } from '@sinclair/typebox';
 import { clientRoutes } from './http/clientRoutes.js';
 import { dashboardRoutes } from './http/dashboardRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
@@ -207,6 +208,24 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/api/v1/openapi.json', async () => app.swagger());
+  // What the platform app needs to reach the chain and to sign in (SIWE names this chain id),
+  // so that `wharf up --chain-port/--chain-id` works in the browser without manual settings.
+  app.get(
+    '/api/v1/client/config',
+    {
+      schema: {
+        tags: ['client'],
+        summary: 'Chain the platform app talks to',
+        response: {
+          200: Type.Object({ chainId: Type.Integer(), chainRpcUrl: Type.Optional(Type.String()) }),
+        },
+      },
+    },
+    async () => ({
+      chainId: options.chainId,
+      ...(options.chainRpc ? { chainRpcUrl: options.chainRpc } : {}),
+    }),
+  );
 
   await app.register(developerRoutes, {
     deps,

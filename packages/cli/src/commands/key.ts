@@ -11,4 +11,12 @@ export function registerKeyCommands(program: Command): void {
   ).action((opts: StoreFlags & { project: string }) =>
     withAdmin(opts, (admin) => admin.rotateKey(opts.project)),
   );
+  adminCommand(
+    key
+      .command('revoke')
+      .description("revoke the project's API keys; requests with them answer 401 at once")
+      .requiredOption('--project <id>', 'project id'),
+  ).action((opts: StoreFlags & { project: string }) =>
+    withAdmin(opts, (admin) => admin.revokeKey(opts.project)),
+  );
 }
