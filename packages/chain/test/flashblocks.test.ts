@@ -31,7 +31,11 @@ const KEYS = [
   '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
 ] as const;
 
-async function signTransfer(key: (typeof KEYS)[number], nonce: number, to = TO): Promise<`0x${string}`> {
+async function signTransfer(
+  key: (typeof KEYS)[number],
+  nonce: number,
+  to: `0x${string}` = TO,
+): Promise<`0x${string}`> {
   return privateKeyToAccount(key).signTransaction({
     to,
     value: parseEther('0.001'),
