@@ -273,8 +273,9 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
       target_path: '/orders/7',
     });
     expect(response.status).toBe(200);
-    await page.getByText('Order shipped').waitFor({ timeout: 2000 });
-    expect(Date.now() - sent).toBeLessThan(2000);
+    // Issue 7: the notification appears in the open page within 1 s of the developer's send.
+    await page.getByText('Order shipped').waitFor({ timeout: 1000 });
+    expect(Date.now() - sent).toBeLessThan(1000);
     await expect.poll(() => page.getByTestId('unread-badge').first().textContent()).toContain('1');
     await shoot(page, 'inbox-desktop');
     await page.setViewportSize(viewports.phone);

@@ -72,12 +72,13 @@ export const ethMethods: Methods = {
   eth_baseFee: method([], 0, (_p, c) => quantity(nextBaseFeeOf(c))),
   eth_capabilities: method([], 0, (_p, c) => {
     const head = c.chain.blocks.head;
+    // An archive node deletes nothing: no deleteStrategy (the schema knows only 'window').
     const all = { disabled: false, oldestBlock: '0x0' };
     return {
       head: { number: quantity(head.header.number), hash: hex(head.hash()) },
       state: all,
       tx: all,
-      logs: { ...all, deleteStrategy: { type: 'none' } },
+      logs: all,
       receipts: all,
       blocks: all,
       stateproofs: all,
