@@ -622,9 +622,14 @@ export function createWallet(options: WalletOptions = {}): Wallet {
     return p;
   }
 
+  // Exposed for callers that want to await start-up; like `ready`, a failure here must not be an
+  // unhandled rejection when nobody awaits it (requests report it instead).
+  const readyVoid = ready.then(() => undefined);
+  readyVoid.catch(() => undefined);
+
   return {
     provider,
-    ready: ready.then(() => undefined),
+    ready: readyVoid,
     accounts: async () => allAddresses(await ready),
     chains: async () => (await ready).registry.list(),
     connectedOrigins: async () => {
