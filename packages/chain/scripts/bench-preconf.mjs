@@ -57,6 +57,19 @@ const info = await new Promise((resolve, reject) => {
   child.on('exit', (code) => reject(new Error(`node exited with ${code}`)));
 });
 
+// The node's resident memory (Linux), sampled every second.
+const rssMb = () => {
+  try {
+    const m = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+};
+const rss = [{ t: 0, mb: rssMb() }];
+const rssStart = performance.now();
+const rssTimer = setInterval(() => rss.push({ t: (performance.now() - rssStart) / 1000, mb: rssMb() }), 1000);
+
 // Sign everything first: signing is not what we measure.
 const common = createCustomCommon({ chainId: 31337 }, Mainnet, { hardfork: Hardfork.Prague });
 const raws = [];
@@ -155,6 +168,14 @@ console.log(
 );
 console.log(
   `flashblocks per block (highest index; index 0 opens the block): ${full.length ? `${Math.min(...full)}..${Math.max(...full)}` : 'n/a'} over ${full.length} whole blocks`,
+);
+clearInterval(rssTimer);
+const afterFirstMinute = rss.filter((r) => r.t >= 60);
+const perMinute = rss.filter((r, i) => i === 0 || Math.floor(r.t / 60) > Math.floor(rss[i - 1].t / 60));
+if (perMinute.length > 2)
+  console.log(`node RSS per minute: ${perMinute.map((r) => r.mb.toFixed(0)).join(', ')} MB`);
+console.log(
+  `node RSS: idle ${rss[0].mb.toFixed(0)} MB, max ${Math.max(...rss.map((r) => r.mb)).toFixed(0)} MB, end ${rss[rss.length - 1].mb.toFixed(0)} MB${afterFirstMinute.length > 1 ? `; after the first minute ${afterFirstMinute[0].mb.toFixed(0)} -> ${afterFirstMinute[afterFirstMinute.length - 1].mb.toFixed(0)} MB` : ''}`,
 );
 // The node's own view (GET /metrics): mean build and seal times.
 const metrics = await (await fetch(`${info.url}/metrics`)).text();
