@@ -19,6 +19,12 @@ export interface ChainNodeOptions {
   flashblockInterval: number;
   /** false: never seal (imported chains, conformance runs). */
   mining: boolean;
+  /**
+   * eth_getTransactionReceipt answers for pre-confirmed transactions (`blockHash` null,
+   * `blockNumber` the block being built). false: null until the seal, for clients that reject a
+   * null `blockHash` (ethers v6's `tx.wait()`).
+   */
+  preconfReceipts: boolean;
   gasLimit: bigint;
   /** Number of dev accounts derived from `mnemonic`. */
   accounts: number;
@@ -40,7 +46,8 @@ export const defaultChainNodeOptions: ChainNodeOptions = {
   blockTime: 2,
   flashblockInterval: 200,
   mining: true,
-  gasLimit: 30_000_000n,
+  preconfReceipts: true,
+  gasLimit: 60_000_000n,
   accounts: 10,
   mnemonic: 'test test test test test test test test test test test junk',
   balance: 10_000n * 10n ** 18n,

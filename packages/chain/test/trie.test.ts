@@ -7,6 +7,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import {
+  AppendOnlyOrderedTrie,
   EMPTY_TRIE_ROOT,
   MemoryNodeStore,
   MerkleTrie,
@@ -75,6 +76,7 @@ beforeAll(async () => {
 describe('MerkleTrie basics', () => {
   it('exports the public API (names pinned)', async () => {
     expect(Object.keys(await import('../src/trie/index.js')).sort()).toEqual([
+      'AppendOnlyOrderedTrie',
       'EMPTY_TRIE_ROOT',
       'MemoryNodeStore',
       'MerkleTrie',
@@ -436,4 +438,19 @@ describe('orderedTrieRoot', () => {
       expect(hex(orderedTrieRoot(values))).toBe(hex(ref.root()));
     },
   );
+
+  it('AppendOnlyOrderedTrie gives the same root after every chunk appended (a block built flashblock by flashblock)', async () => {
+    const r = rng(31);
+    const values = Array.from({ length: 700 }, () => randomValue(r));
+    const t = new AppendOnlyOrderedTrie();
+    expect(hex(t.root())).toBe(hex(orderedTrieRoot([])));
+    let at = 0;
+    while (at < values.length) {
+      const n = Math.floor(r() * 150);
+      t.append(values.slice(at, at + n));
+      at = Math.min(values.length, at + n);
+      expect(t.size).toBe(at);
+      expect(hex(t.root())).toBe(hex(orderedTrieRoot(values.slice(0, at))));
+    }
+  });
 });

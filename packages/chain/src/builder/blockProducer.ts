@@ -23,6 +23,9 @@ import type { FlashblockJournal } from './flashblockJournal.js';
 import { BuilderMetrics } from './metrics.js';
 import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
 
+/** How long pool arrivals are gathered before they are executed into the flashblock being built. */
+const STAGE_BATCH_MS = 10;
+
 export interface ProducerOptions {
   /** Seconds between seals; 0 seals one block per transaction. */
   blockTime: number;
@@ -61,6 +64,11 @@ export class BlockProducer {
   readonly metrics = new BuilderMetrics();
   /** Pool transactions executed into the pending block, by hash. */
   private readonly included = new Map<string, PoolTransaction>();
+  /** Executed into the flashblock being built, not yet published (in execution order). */
+  private staged: PoolTransaction[] = [];
+  private readonly stagedHashes = new Set<string>();
+  /** A staging pass is scheduled (pool arrivals are batched, not executed one by one). */
+  private stageTimer?: NodeJS.Timeout;
   /** blockTime 0: what `pending` shows while a transaction is executed and sealed at once. */
   private hidden?: PendingSnapshot;
 
@@ -125,6 +133,9 @@ export class BlockProducer {
       this.enqueue(() => this.sealEach());
       return;
     }
+    // Transactions execute as they arrive, between flashblocks: the flashblock itself then only
+    // journals and publishes what is already staged, so its deadline is met under load.
+    pool.onAdded(() => this.scheduleStage());
     this.blockStart = this.now();
     this.arm();
   }
@@ -156,6 +167,7 @@ export class BlockProducer {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.stageTimer);
     this.timer = undefined;
     await this.queue.catch(() => {});
     await this.opts.journal?.close();
@@ -208,34 +220,66 @@ export class BlockProducer {
     });
   }
 
+  /** Batches pool arrivals into one staging pass a few milliseconds later. */
+  private scheduleStage(): void {
+    if (this.stageTimer || this.stopped) return;
+    this.stageTimer = setTimeout(() => {
+      this.stageTimer = undefined;
+      this.enqueue(() => this.stage());
+    }, STAGE_BATCH_MS);
+  }
+
   /**
-   * One flashblock: the pool's best transactions (at most `limit`) run on the pending state,
-   * go to the journal, then become visible. Returns how many were pre-confirmed.
+   * Executes the pool's best transactions not yet in the block (at most `limit`) into the
+   * flashblock being built. Nothing staged is visible until `flashblock()` journals and
+   * publishes it. Returns how many were staged.
    */
-  private async flashblock(limit = Number.POSITIVE_INFINITY): Promise<number> {
-    const started = this.now();
+  private async stage(limit = Number.POSITIVE_INFINITY): Promise<number> {
     const pool = this.pool;
+    if (!pool) return 0;
     const b = this.building;
     const candidates: PoolTransaction[] = [];
-    if (pool)
-      for (const t of pool.best(b.baseFee)) {
-        if (this.included.has(t.hash)) continue;
-        candidates.push(t);
-        if (candidates.length >= limit) break;
-      }
-    const done: PoolTransaction[] = [];
+    for (const t of pool.best(b.baseFee)) {
+      if (this.included.has(t.hash) || this.stagedHashes.has(t.hash)) continue;
+      candidates.push(t);
+      if (candidates.length >= limit) break;
+    }
+    let staged = 0;
     let sinceYield = 0;
     for (const t of candidates) {
       // Execution on the in-memory state rarely awaits I/O: yield so RPC keeps answering.
       if (++sinceYield === 64) {
         sinceYield = 0;
         await new Promise((r) => setImmediate(r));
+        if (b !== this.building) return staged;
       }
       const r = await b.add(t.tx, { raw: t.raw, sender: hexToBytes(t.sender), hash: hexToBytes(t.hash) });
-      if (r.ok) done.push(t);
-      else if (!r.retry) pool?.onRejected(t.hash, r.reason);
+      if (r.ok) {
+        this.staged.push(t);
+        this.stagedHashes.add(t.hash);
+        staged++;
+      } else if (!r.retry) pool.onRejected(t.hash, r.reason);
       else break;
     }
+    return staged;
+  }
+
+  private clearStaged(): void {
+    this.staged = [];
+    this.stagedHashes.clear();
+  }
+
+  /**
+   * One flashblock: whatever arrived since the last staging pass is staged too (a transaction
+   * submitted before the flashblock starts is in it), then the staged transactions go to the
+   * journal and become visible. Returns how many were pre-confirmed.
+   */
+  private async flashblock(limit = Number.POSITIVE_INFINITY): Promise<number> {
+    const started = this.now();
+    const pool = this.pool;
+    const b = this.building;
+    await this.stage(limit - this.staged.length);
+    const done = this.staged;
     const index = b.snapshot.index + 1;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       try {
@@ -246,11 +290,13 @@ export class BlockProducer {
       } catch (e) {
         // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
         b.discard();
+        this.clearStaged();
         this.opts.onError?.(e);
         return 0;
       }
     }
     const snapshot = await b.publish(index);
+    this.clearStaged();
     const publishedAt = this.now();
     const m = this.metrics;
     m.flashblocks++;
@@ -276,6 +322,7 @@ export class BlockProducer {
     this.building = next;
     this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
+    this.clearStaged();
     // blockTime 0 seals each transaction at once: there is never a pre-confirmation to keep.
     if (this.opts.blockTime > 0) await this.openJournal();
     for (const l of this.sealListeners) {

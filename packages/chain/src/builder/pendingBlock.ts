@@ -19,11 +19,12 @@ import type { ChainContext } from '../execution/chainContext.js';
 import { commitBlock } from '../execution/commitBlock.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
-import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
+import { IncrementalStateRoot } from '../state/incrementalRoot.js';
+import type { RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
-import { orderedTrieRoot } from '../trie/index.js';
+import { AppendOnlyOrderedTrie } from '../trie/index.js';
 
 export interface IncludedTx {
   tx: TypedTransaction;
@@ -70,11 +71,17 @@ export class PendingBlock {
   private top: StateReader;
   private working?: { state: JournaledState; vm: VM; txs: IncludedTx[] };
   private txs: IncludedTx[] = [];
+  /** Gas of the published and the staged transactions (what the next one executes after). */
   private gasUsed = 0n;
+  /** Gas of the published transactions only (the snapshot's header). */
+  private publishedGas = 0n;
   /** Cumulative diff of the published layers over the flat state (copy-on-write per slot map). */
   private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
-  /** Root of `merged` as of the last publish. */
-  private root?: RootResult;
+  /** The header's roots and bloom, advanced by each publish over what it added only. */
+  private readonly stateRoot: IncrementalStateRoot;
+  private readonly txTrie = new AppendOnlyOrderedTrie();
+  private readonly receiptTrie = new AppendOnlyOrderedTrie();
+  private readonly bloom = new Uint8Array(256);
   snapshot: PendingSnapshot;
 
   constructor(
@@ -83,9 +90,10 @@ export class PendingBlock {
     timestamp: bigint,
     extraData: Uint8Array,
     /** The account trie at the parent's state root, nodes in memory (from the parent's seal). */
-    private readonly warm?: StateTrie,
+    warm?: StateTrie,
   ) {
     this.top = ctx.flat;
+    this.stateRoot = new IncrementalStateRoot(parent.header.stateRoot, ctx.nodes, warm);
     const p = parent.header;
     const common = ctx.spec.common.copy();
     common.setHardforkBy({ blockNumber: p.number + 1n, timestamp });
@@ -110,7 +118,7 @@ export class PendingBlock {
       { common, skipConsensusFormatValidation: true },
     );
     this.header = this.execBlock.header;
-    this.snapshot = this.makeSnapshot(0, [], p.stateRoot, new Map());
+    this.snapshot = this.makeSnapshot(0, [], new Map());
   }
 
   get number(): bigint {
@@ -195,15 +203,18 @@ export class PendingBlock {
       for (const [k, a] of diff.accounts) changed.set(k, a ? { balance: a.balance } : undefined);
       this.top = w.state;
       this.txs = [...this.txs, ...added];
-      this.root = await this.computeRoot();
+      for (const t of added) this.publishedGas += t.gasUsed;
+      await this.stateRoot.apply(diff, w.state);
+      this.txTrie.append(added.map((t) => t.raw));
+      this.receiptTrie.append(added.map((t) => t.encodedReceipt));
+      for (const t of added) for (let i = 0; i < 256; i++) this.bloom[i] |= t.receipt.bloom[i];
     }
     if (!added.length && index > 0) {
       // Nothing new: the same partial block under the next index.
       this.snapshot = { ...this.snapshot, index, added, changedAccounts: changed };
       return this.snapshot;
     }
-    const stateRoot = this.root?.root ?? this.parent.header.stateRoot;
-    this.snapshot = this.makeSnapshot(index, added, stateRoot, changed);
+    this.snapshot = this.makeSnapshot(index, added, changed);
     return this.snapshot;
   }
 
@@ -218,27 +229,13 @@ export class PendingBlock {
     /** The account trie at the sealed root: the next block's `warm`. */
     trie: StateTrie;
   }> {
-    const root = this.root ?? (await this.computeRoot());
-    const txs = this.txs;
-    // The last snapshot is this very block when its root is the one we seal with.
-    const snap = this.snapshot;
-    const reuse = snap.txs === txs && this.root === root;
-    const header = reuse ? snap.header : this.headerWith(txs, root.root);
-    // The Block constructor keeps the executed transaction objects (createBlock rebuilds them).
-    const shanghai = header.common.isActivatedEIP(4895);
-    const block = reuse
-      ? snap.block
-      : new Block(
-          header,
-          txs.map((t) => t.tx),
-          [],
-          shanghai ? [] : undefined,
-          { common: header.common },
-        );
+    // The last snapshot is exactly the published transactions: its header and block are the seal's.
+    const { block, txs } = this.snapshot;
+    const root: RootResult = this.stateRoot.finish();
     const rlp = encodeBlock(
-      header.raw(),
+      block.header.raw(),
       txs.map((t) => t.raw),
-      shanghai,
+      block.header.common.isActivatedEIP(4895),
     );
     const merged = this.merged;
     const commit = () =>
@@ -251,33 +248,17 @@ export class PendingBlock {
     return { block, txs: [...txs], commit, trie: root.trie };
   }
 
-  /** Root of the cumulative diff, on a copy of the warm trie (cold from the store without one). */
-  private computeRoot(): Promise<RootResult> {
-    return computeStateRoot(
-      this.parent.header.stateRoot,
-      this.ctx.flat,
-      this.merged,
-      this.ctx.nodes,
-      this.warm?.copy(),
-    );
-  }
-
-  private headerWith(txs: readonly IncludedTx[], stateRoot: Uint8Array): BlockHeader {
-    const bloom = new Uint8Array(256);
-    let gasUsed = 0n;
-    for (const t of txs) {
-      for (let i = 0; i < 256; i++) bloom[i] |= t.receipt.bloom[i];
-      gasUsed += t.gasUsed;
-    }
+  /** The partial block's header: roots and bloom as of the last publish. */
+  private headerNow(): BlockHeader {
     const h = this.header;
     return createBlockHeader(
       {
         ...h.toJSON(),
-        stateRoot,
-        transactionsTrie: orderedTrieRoot(txs.map((t) => t.raw)),
-        receiptTrie: orderedTrieRoot(txs.map((t) => t.encodedReceipt)),
-        logsBloom: bloom,
-        gasUsed,
+        stateRoot: this.stateRoot.root,
+        transactionsTrie: this.txTrie.root(),
+        receiptTrie: this.receiptTrie.root(),
+        logsBloom: this.bloom.slice(),
+        gasUsed: this.publishedGas,
       },
       { common: h.common, skipConsensusFormatValidation: true },
     );
@@ -286,11 +267,10 @@ export class PendingBlock {
   private makeSnapshot(
     index: number,
     added: readonly IncludedTx[],
-    stateRoot: Uint8Array,
     changedAccounts: PendingSnapshot['changedAccounts'],
   ): PendingSnapshot {
     const txs = this.txs;
-    const header = this.headerWith(txs, stateRoot);
+    const header = this.headerNow();
     return {
       index,
       number: this.header.number,

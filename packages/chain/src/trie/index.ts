@@ -7,4 +7,4 @@ export type { CommitResult, TrieNodeEntry, TrieNodeStore, TrieUpdate } from './t
 export { TrieError } from './types.js';
 export { MemoryNodeStore } from './memoryNodeStore.js';
 export { MerkleTrie, EMPTY_TRIE_ROOT } from './merkleTrie.js';
-export { orderedTrieRoot } from './orderedTrieRoot.js';
+export { AppendOnlyOrderedTrie, orderedTrieRoot } from './orderedTrieRoot.js';

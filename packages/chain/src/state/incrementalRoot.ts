@@ -1,0 +1,102 @@
+/**
+ * The state root of a block being built, kept up to date one flashblock at a time: each
+ * layer's diff is folded into ONE account trie (and one storage trie per account whose slots
+ * changed) that lives for the whole block, so a flashblock costs what it changed, not what the
+ * block holds so far. `finish()` gives the seal what `computeStateRoot` would for the block's
+ * whole diff: the same root, the final accounts and only the nodes reachable from that root.
+ *
+ *   parent root ─ apply(layer 1) ─> root 1 ─ apply(layer 2) ─> root 2 ... ─ finish() ─> RootResult
+ */
+import { RLP } from '@ethereumjs/rlp';
+import type { Account } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/keccak.js';
+import { hexToBytes } from '../primitives/hex.js';
+import type { TrieNodeStore } from '../trie/types.js';
+import { copyAccount } from './flatState.js';
+import type { StateDiff } from './journaledState.js';
+import type { RootResult } from './stateRoot.js';
+import type { StateReader } from './stateReader.js';
+import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
+
+const EMPTY = new Uint8Array(0);
+
+export class IncrementalStateRoot {
+  private readonly trie: StateTrie;
+  /** Storage tries of the accounts whose slots this block changed, at their current roots. */
+  private readonly storage = new Map<string, StateTrie>();
+  /** Every account this block changed, as it is now (null = deleted), storage root included. */
+  private readonly accounts = new Map<string, Account | null>();
+  private current: Uint8Array;
+
+  constructor(
+    baseRoot: Uint8Array,
+    private readonly store: TrieNodeStore,
+    /** The account trie at `baseRoot` with nodes in memory (the parent's seal); copied, not changed. */
+    warm?: StateTrie,
+  ) {
+    this.trie = warm?.copy() ?? openTrie(baseRoot, store);
+    this.current = baseRoot;
+  }
+
+  get root(): Uint8Array {
+    return this.current;
+  }
+
+  /**
+   * Folds one layer's changes in and returns the new root. `after` reads the state as of the end
+   * of that layer (an account whose slots changed but whose fields did not is read from it).
+   */
+  async apply(diff: StateDiff, after: StateReader): Promise<Uint8Array> {
+    const updates: [Uint8Array, Uint8Array][] = [];
+    for (const k of new Set([...diff.accounts.keys(), ...diff.storage.keys()])) {
+      const addr = hexToBytes(k);
+      const changed = diff.accounts.get(k);
+      // A copy: the layer's objects keep the sealed storage root, which later layers read.
+      const read = changed === undefined ? await after.readAccount(addr) : changed;
+      const account = read && copyAccount(read);
+      const key = keccak256(addr);
+      if (!account) {
+        this.accounts.set(k, null);
+        this.storage.delete(k);
+        updates.push([key, EMPTY]);
+        continue;
+      }
+      const slots = diff.storage.get(k);
+      let st = this.storage.get(k);
+      if (slots?.cleared) {
+        st = openTrie(EMPTY_ROOT, this.store);
+        this.storage.set(k, st);
+      } else if (slots?.slots.size && !st) {
+        st = openTrie(account.storageRoot, this.store);
+        this.storage.set(k, st);
+      }
+      if (st && slots?.slots.size) {
+        const slotUpdates: [Uint8Array, Uint8Array][] = [];
+        for (const [slot, value] of slots.slots)
+          slotUpdates.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
+        await st.update(slotUpdates);
+      }
+      if (st) account.storageRoot = st.root();
+      this.accounts.set(k, account);
+      updates.push([key, account.serialize()]);
+    }
+    if (updates.length) {
+      await this.trie.update(updates);
+      this.current = this.trie.root();
+    }
+    return this.current;
+  }
+
+  /** The block's root, its new trie nodes (final versions only) and its changed accounts. */
+  finish(): RootResult {
+    const nodes: [Uint8Array, Uint8Array][] = [];
+    for (const [k, st] of this.storage) {
+      // A deleted account's storage trie was dropped with it; one recreated has its own.
+      if (!this.accounts.get(k)) continue;
+      for (const n of st.commit().nodes) nodes.push(n);
+    }
+    const c = this.trie.commit();
+    for (const n of c.nodes) nodes.push(n);
+    return { root: c.root, nodes, accounts: new Map(this.accounts), trie: this.trie };
+  }
+}

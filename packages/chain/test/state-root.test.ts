@@ -1,0 +1,123 @@
+// The pending block's state root is kept incrementally, one flashblock layer at a time
+// (IncrementalStateRoot). It must equal, after every layer, the root computeStateRoot gives for
+// the same operations applied in one overlay, and its seal result must carry the same accounts
+// and exactly the nodes a reader needs to open every account and slot at that root.
+import { Account, Address } from '@ethereumjs/util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initKeccak } from '../src/crypto/keccak.js';
+import { IncrementalStateRoot } from '../src/state/incrementalRoot.js';
+import { JournaledState } from '../src/state/journaledState.js';
+import type { StateReader } from '../src/state/stateReader.js';
+import { computeStateRoot } from '../src/state/stateRoot.js';
+import { EMPTY_ROOT } from '../src/state/trieAdapter.js';
+import { TrieStateReader } from '../src/state/trieState.js';
+import { MemoryNodeStore } from '../src/trie/index.js';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const nothing: StateReader = {
+  readAccount: async () => undefined,
+  readStorage: async () => new Uint8Array(0),
+  readCode: async () => new Uint8Array(0),
+};
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Op = (s: JournaledState) => Promise<void>;
+
+/** A random operation on one of 40 accounts: balance, nonce, slot write/zero, clear, delete. */
+function randomOp(r: () => number): Op {
+  const address = new Address(
+    Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? Math.floor(r() * 40) : 7)),
+  );
+  const kind = r();
+  const slot = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? Math.floor(r() * 12) : 0));
+  const value = BigInt(Math.floor(r() * 1000));
+  if (kind < 0.35)
+    return async (s) => {
+      const a = (await s.getAccount(address)) ?? new Account();
+      a.balance += value + 1n;
+      await s.putAccount(address, a);
+    };
+  if (kind < 0.8)
+    return async (s) => {
+      if (!(await s.getAccount(address))) await s.putAccount(address, new Account(1n));
+      await s.putStorage(
+        address,
+        slot,
+        value % 3n === 0n ? new Uint8Array(0) : Uint8Array.of(Number(value % 250n) + 1),
+      );
+    };
+  if (kind < 0.9) return (s) => s.clearStorage(address);
+  return (s) => s.deleteAccount(address);
+}
+
+describe('IncrementalStateRoot', () => {
+  beforeAll(() => initKeccak());
+
+  it.each([1, 2, 3, 4, 5])('matches computeStateRoot after every layer (seed %i)', async (seed) => {
+    const r = rng(seed);
+    const store = new MemoryNodeStore();
+    // A sealed base: 30 accounts, some with storage.
+    const genesis = new JournaledState(nothing);
+    for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
+    const g = await computeStateRoot(EMPTY_ROOT, nothing, genesis.diff(), store);
+    store.putAll(g.nodes);
+    const base = new TrieStateReader(g.root, store, async () => undefined);
+
+    const inc = new IncrementalStateRoot(g.root, store, seed % 2 ? g.trie : undefined);
+    const whole = new JournaledState(base); // every op in one overlay: the reference
+    let top: StateReader = base;
+    for (let layer = 0; layer < 8; layer++) {
+      const l = new JournaledState(top);
+      const ops = Array.from({ length: Math.floor(r() * 25) }, () => randomOp(r));
+      for (const op of ops) {
+        await op(l);
+        await op(whole);
+      }
+      const root = await inc.apply(l.diff(), l);
+      const ref = await computeStateRoot(g.root, base, whole.diff(), store);
+      expect(hex(root), `layer ${layer}`).toBe(hex(ref.root));
+      top = l;
+    }
+
+    const done = inc.finish();
+    const ref = await computeStateRoot(g.root, base, whole.diff(), store);
+    expect(hex(done.root)).toBe(hex(ref.root));
+    expect(new Map([...done.accounts].map(([k, a]) => [k, a && hex(a.serialize())]))).toEqual(
+      new Map([...ref.accounts].map(([k, a]) => [k, a && hex(a.serialize())])),
+    );
+    // The sealed nodes are enough to read the final state back from a store of base + them.
+    const sealed = new MemoryNodeStore();
+    sealed.putAll(g.nodes);
+    sealed.putAll(done.nodes);
+    const after = new TrieStateReader(done.root, sealed, async () => undefined);
+    for (let i = 0; i < 40; i++) {
+      const addr = Uint8Array.from({ length: 20 }, (_, j) => (j === 19 ? i : 7));
+      const k = `0x${hex(addr)}`;
+      const want = ref.accounts.has(k) ? ref.accounts.get(k) : await base.readAccount(addr);
+      const got = await after.readAccount(addr);
+      expect(got && hex(got.serialize()), `account ${i}`).toBe(want ? hex(want.serialize()) : undefined);
+      for (let s = 0; s < 12; s++) {
+        const slot = Uint8Array.from({ length: 32 }, (_, j) => (j === 31 ? s : 0));
+        expect(hex(await after.readStorage(addr, slot)), `account ${i} slot ${s}`).toBe(
+          hex(await whole.readStorage(addr, slot)),
+        );
+      }
+    }
+    // The new nodes the final root reaches, and no superseded version from an earlier layer: any
+    // node beyond the reference's is one the base already holds (a value changed, then back).
+    const listed = new Set(done.nodes.map(([h]) => hex(h)));
+    for (const [h] of ref.nodes) expect(listed.has(hex(h))).toBe(true);
+    const wanted = new Set(ref.nodes.map(([h]) => hex(h)));
+    for (const [h] of done.nodes) if (!wanted.has(hex(h))) expect(await store.get(h)).toBeDefined();
+  });
+});
