@@ -104,6 +104,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     filters,
     clientVersion: CLIENT_VERSION,
+    preconfReceipts: options.preconfReceipts,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };

@@ -15,6 +15,8 @@ export interface ChainFlags {
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
+  /** false with --no-preconf-receipts: receipts only for sealed transactions. */
+  preconfReceipts: boolean;
   gasLimit: bigint;
   baseFee: bigint;
   accounts: number;
@@ -43,6 +45,7 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
       chainId: flags.chainId.toString(),
       blockTime: flags.blockTime,
       mining: flags.mining,
+      preconfReceipts: flags.preconfReceipts,
     },
     'starting chain node',
   );
@@ -57,6 +60,7 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
+    preconfReceipts: flags.preconfReceipts,
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     accounts: flags.accounts,

@@ -123,6 +123,75 @@ describe('wharf up', () => {
   });
 });
 
+describe('pre-confirmed receipts: --no-preconf-receipts', () => {
+  let running: Running | undefined;
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
+    running = undefined;
+  });
+
+  async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  }
+
+  /** Sends a transfer right after a seal and returns its receipt once it is pre-confirmed. */
+  async function receiptWhilePreconfirmed(url: string): Promise<unknown> {
+    const start = await call(url, 'eth_blockNumber');
+    const deadline = Date.now() + 5000;
+    while ((await call(url, 'eth_blockNumber')) === start && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const [from] = await call(url, 'eth_accounts');
+    const hash = await call(url, 'eth_sendTransaction', [{ from, to: from, value: '0x1' }]);
+    for (;;) {
+      const pending = await call(url, 'eth_getBlockByNumber', ['pending', false]);
+      if (pending.transactions.includes(hash)) break;
+      if (Date.now() > deadline) throw new Error('not pre-confirmed in time');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const receipt = await call(url, 'eth_getTransactionReceipt', [hash]);
+    // Still before the seal: the answer was about a pre-confirmed transaction.
+    expect(await call(url, 'eth_getTransactionByHash', [hash])).toMatchObject({ blockHash: null });
+    return receipt;
+  }
+
+  it.each([
+    ['chain start (default)', ['chain', 'start', '--port', '0'], {}, true],
+    [
+      'chain start --no-preconf-receipts',
+      ['chain', 'start', '--port', '0', '--no-preconf-receipts'],
+      {},
+      false,
+    ],
+    [
+      'up with WHARF_NO_PRECONF_RECEIPTS',
+      ['up', '--port', '0', '--chain-port', '0'],
+      { WHARF_NO_PRECONF_RECEIPTS: '1' },
+      false,
+    ],
+  ] as const)('%s', async (_name, args, env, answers) => {
+    running = await startWharf(
+      [...args, '--block-time', '2', '--data-dir', tempDir()],
+      /Chain RPC\s+http:\/\/\S+/,
+      20_000,
+      env,
+    );
+    const url = /Chain RPC\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout())![1];
+    const receipt = await receiptWhilePreconfirmed(url);
+    if (answers) expect(receipt).toMatchObject({ blockHash: null, status: '0x1' });
+    else expect(receipt).toBeNull();
+  });
+});
+
 describe('EIP-55 checksums of the printed accounts', () => {
   it('matches the known checksum of the first dev account', async () => {
     const { toChecksumAddress } = await import('../src/checksum.js');

@@ -28,8 +28,16 @@ export interface Running {
 }
 
 /** Spawns a long-running command and resolves once its stdout matches `ready`. */
-export async function startWharf(args: string[], ready: RegExp, timeoutMs = 20_000): Promise<Running> {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWharf(
+  args: string[],
+  ready: RegExp,
+  timeoutMs = 20_000,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Running> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => {

@@ -4,6 +4,7 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock } from '../state/resolve.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
@@ -45,7 +46,10 @@ export interface BlockView {
 /** The pending block as a Block (transactions pre-confirmed so far, cumulative gas). */
 export function pendingBlock(c: RpcContext): BlockView {
   // The builder's snapshot: header with cumulative gas, roots and bloom, as of the last flashblock.
-  const p = c.producer.pending;
+  return pendingView(c.producer.pending);
+}
+
+function pendingView(p: PendingSnapshot): BlockView {
   return {
     block: p.block,
     senders: p.txs.map((t) => t.sender),
@@ -73,8 +77,24 @@ export interface TxFound {
   tx: TypedTransaction;
 }
 
+const pendingIndexes = new WeakMap<PendingSnapshot, Map<string, number>>();
+
+/** Index of a pre-confirmed transaction in a pending snapshot (built once per snapshot). */
+function pendingIndexOf(p: PendingSnapshot, hash: Uint8Array): number | undefined {
+  let index = pendingIndexes.get(p);
+  if (!index) {
+    index = new Map(p.txs.map((t, i) => [bytesToHex(t.hash), i]));
+    pendingIndexes.set(p, index);
+  }
+  return index.get(bytesToHex(hash));
+}
+
 /** A transaction by hash: sealed first, then the pending block. */
 export async function findTx(c: RpcContext, hash: Uint8Array): Promise<TxFound | undefined> {
+  // The snapshot is taken before the sealed lookup: a seal that lands during the lookup moves the
+  // head and the snapshot together, after its block is stored, so the transaction is found in one
+  // of the two (never in neither).
+  const p = c.producer.pending;
   const loc = await c.chain.blocks.txLocation(hash);
   if (loc) {
     const block = await c.chain.blocks.byHash(loc.blockHash);
@@ -84,10 +104,9 @@ export async function findTx(c: RpcContext, hash: Uint8Array): Promise<TxFound |
       return { view, index: loc.index, tx: block.transactions[loc.index] };
     }
   }
-  const p = c.producer.pending;
-  const i = p.txs.findIndex((t) => equalBytes(t.hash, hash));
-  if (i >= 0) {
-    const view = pendingBlock(c);
+  const i = pendingIndexOf(p, hash);
+  if (i !== undefined) {
+    const view = pendingView(p);
     return { view, index: i, tx: view.block.transactions[i] };
   }
   return undefined;

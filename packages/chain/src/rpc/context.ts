@@ -15,6 +15,11 @@ export interface RpcContext {
   producer: BlockProducer;
   filters: FilterManager;
   clientVersion: string;
+  /**
+   * eth_getTransactionReceipt answers for pre-confirmed transactions (blockHash null); false keeps
+   * it null until the seal, for clients that reject such receipts (ethers v6).
+   */
+  preconfReceipts: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
   log?: (e: unknown) => void;

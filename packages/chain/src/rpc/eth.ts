@@ -11,7 +11,7 @@ import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatBlock, formatReceipts, formatTx } from './format.js';
+import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
 
@@ -141,10 +141,12 @@ export const ethMethods: Methods = {
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
-    // Sealed receipts only: clients (ethers v6, viem's waitForTransactionReceipt) take a
-    // receipt as final and reject a null blockHash. Pre-confirmations show at `pending`.
-    if (!f || f.view.pending) return null;
-    return (await receiptsJson(f.view))[f.index];
+    // Pre-confirmed: blockHash null, blockNumber the block being built (design: `pending`).
+    if (!f || (f.view.pending && !c.preconfReceipts)) return null;
+    return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
+      pending: f.view.pending,
+      blobGasPrice: blobGasPriceOf(f.view),
+    });
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));

@@ -180,53 +180,85 @@ export function formatLog(log: StoredLog, p: LogPlace, removed = false): Json {
   };
 }
 
+export interface ReceiptOptions {
+  /** The block being built: `blockHash` null (here and in the logs), `blockNumber` its number. */
+  pending?: boolean;
+  blobGasPrice?: bigint;
+}
+
 /** All receipts of a block, with block-wide log indexes. */
 export function formatReceipts(
   block: Block,
   receipts: StoredReceipt[],
   senders: Uint8Array[],
-  opts: { pending?: boolean; blobGasPrice?: bigint } = {},
+  opts: ReceiptOptions = {},
 ): Json[] {
-  const h = block.header;
-  const blockHash = opts.pending ? null : block.hash();
   let logIndex = 0;
-  let prevCumulative = 0n;
   return receipts.map((r, i) => {
-    const tx = block.transactions[i];
-    const txHash = tx.hash();
-    const gasUsed = r.cumulativeGasUsed - prevCumulative;
-    prevCumulative = r.cumulativeGasUsed;
-    const out: Json = {
-      blockHash: blockHash ? hex(blockHash) : null,
-      blockNumber: quantity(h.number),
-      contractAddress: tx.to ? null : hex(generateAddress(senders[i], bigintToBytes(tx.nonce))),
-      cumulativeGasUsed: quantity(r.cumulativeGasUsed),
-      effectiveGasPrice: quantity(effectiveGasPrice(tx, h.baseFeePerGas)),
-      from: hex(senders[i]),
-      gasUsed: quantity(gasUsed),
-      logs: r.logs.map((l) =>
-        formatLog(l, {
-          blockHash,
-          blockNumber: h.number,
-          blockTimestamp: h.timestamp,
-          txHash,
-          txIndex: i,
-          logIndex: logIndex++,
-        }),
-      ),
-      logsBloom: hex(r.bloom),
-      to: tx.to ? hex(tx.to.bytes) : null,
-      transactionHash: hex(txHash),
-      transactionIndex: quantity(i),
-      type: quantity(tx.type),
-    };
-    if (r.postState) out.root = hex(r.postState);
-    else out.status = quantity(r.status ?? 0);
-    if (tx.type === 3) {
-      const blobs = BigInt((tx as unknown as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length);
-      out.blobGasUsed = quantity(blobs * 131072n);
-      out.blobGasPrice = quantity(opts.blobGasPrice ?? 1n);
-    }
+    const out = receiptJson(block, receipts, i, senders[i], logIndex, opts);
+    logIndex += r.logs.length;
     return out;
   });
+}
+
+/** The receipt of transaction `i` of a block; its logs are numbered after those of 0..i-1. */
+export function formatReceipt(
+  block: Block,
+  receipts: readonly StoredReceipt[],
+  i: number,
+  sender: Uint8Array,
+  opts: ReceiptOptions = {},
+): Json {
+  let logIndex = 0;
+  for (let j = 0; j < i; j++) logIndex += receipts[j].logs.length;
+  return receiptJson(block, receipts, i, sender, logIndex, opts);
+}
+
+function receiptJson(
+  block: Block,
+  receipts: readonly StoredReceipt[],
+  i: number,
+  sender: Uint8Array,
+  firstLogIndex: number,
+  opts: ReceiptOptions,
+): Json {
+  const h = block.header;
+  const blockHash = opts.pending ? null : block.hash();
+  const r = receipts[i];
+  const tx = block.transactions[i];
+  const txHash = tx.hash();
+  const gasUsed = r.cumulativeGasUsed - (i > 0 ? receipts[i - 1].cumulativeGasUsed : 0n);
+  let logIndex = firstLogIndex;
+  const out: Json = {
+    blockHash: blockHash ? hex(blockHash) : null,
+    blockNumber: quantity(h.number),
+    contractAddress: tx.to ? null : hex(generateAddress(sender, bigintToBytes(tx.nonce))),
+    cumulativeGasUsed: quantity(r.cumulativeGasUsed),
+    effectiveGasPrice: quantity(effectiveGasPrice(tx, h.baseFeePerGas)),
+    from: hex(sender),
+    gasUsed: quantity(gasUsed),
+    logs: r.logs.map((l) =>
+      formatLog(l, {
+        blockHash,
+        blockNumber: h.number,
+        blockTimestamp: h.timestamp,
+        txHash,
+        txIndex: i,
+        logIndex: logIndex++,
+      }),
+    ),
+    logsBloom: hex(r.bloom),
+    to: tx.to ? hex(tx.to.bytes) : null,
+    transactionHash: hex(txHash),
+    transactionIndex: quantity(i),
+    type: quantity(tx.type),
+  };
+  if (r.postState) out.root = hex(r.postState);
+  else out.status = quantity(r.status ?? 0);
+  if (tx.type === 3) {
+    const blobs = BigInt((tx as unknown as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length);
+    out.blobGasUsed = quantity(blobs * 131072n);
+    out.blobGasPrice = quantity(opts.blobGasPrice ?? 1n);
+  }
+  return out;
 }

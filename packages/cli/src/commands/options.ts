@@ -60,6 +60,12 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
     )
     .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
     .addOption(
+      new Option(
+        '--no-preconf-receipts',
+        'eth_getTransactionReceipt stays null until the seal (for ethers v6, which rejects a pre-confirmed receipt)',
+      ).env('WHARF_NO_PRECONF_RECEIPTS'),
+    )
+    .addOption(
       new Option('--gas-limit <gas>', 'block gas limit')
         .env('WHARF_GAS_LIMIT')
         .argParser(parseBigInt)
