@@ -7,11 +7,13 @@
  * would (`common.customCrypto.ecrecover` / `keccak256`, native secp256k1 in the node).
  *
  * Accepted: legacy (0x00, EIP-155 or unprotected), EIP-2930 (0x01), EIP-1559 (0x02),
- * EIP-7702 (0x04). Refused: blob (0x03), deposit (0x7e) and every other type byte.
+ * EIP-7702 (0x04), and blob (0x03) on a chain that carries blobs (blobs.ts; its network form with
+ * the sidecar is split here). Refused: blob elsewhere, deposit (0x7e) and every other type byte.
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { type BlobFields, type BlobSupport, NO_BLOBS, splitBlobEnvelope } from './blobs.js';
 import { poolError } from './errors.js';
 import type { Hex } from './types.js';
 
@@ -19,9 +21,15 @@ type Values = Array<Uint8Array | Values>;
 
 /** The fields of a raw transaction that validation reads. */
 export interface DecodedTransaction {
-  /** 0 legacy, 1 EIP-2930, 2 EIP-1559, 4 EIP-7702. */
-  type: 0 | 1 | 2 | 4;
+  /** 0 legacy, 1 EIP-2930, 2 EIP-1559, 3 EIP-4844 blob, 4 EIP-7702. */
+  type: 0 | 1 | 2 | 3 | 4;
+  /** As submitted (a blob transaction: its network form, with the sidecar). */
   raw: Uint8Array;
+  /**
+   * The signed transaction the hash covers and a block would hold: `raw`, except for a blob
+   * transaction with its sidecar, whose is 0x03 || rlp(body).
+   */
+  signed: Uint8Array;
   /**
    * The transaction's chain id; undefined for an unprotected (pre-EIP-155) legacy transaction;
    * -1 for a legacy `v` that is neither 27/28 nor EIP-155 (refused at the sender step).
@@ -42,28 +50,36 @@ export interface DecodedTransaction {
   v: bigint;
   r: bigint;
   s: bigint;
-  /** The decoded RLP list (without the type byte). */
+  /** The decoded RLP list (without the type byte; a blob transaction's body). */
   values: Values;
+  /** Blob transactions only. */
+  blob?: BlobFields;
 }
 
-const FIELD_COUNT = { 0: 9, 1: 11, 2: 12, 4: 13 } as const;
-const TYPE_NAME = { 0: 'LegacyTx', 1: 'AccessListTx', 2: 'DynamicFeeTx', 4: 'SetCodeTx' } as const;
+const FIELD_COUNT = { 0: 9, 1: 11, 2: 12, 3: 14, 4: 13 } as const;
+const TYPE_NAME = {
+  0: 'LegacyTx',
+  1: 'AccessListTx',
+  2: 'DynamicFeeTx',
+  3: 'BlobTx',
+  4: 'SetCodeTx',
+} as const;
 
-/** Decodes the envelope and fields; throws TxPoolError (`rlp: ...`, `transaction type not supported`). */
-export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
+/**
+ * Decodes the envelope and fields; throws TxPoolError (`rlp: ...`, `transaction type not
+ * supported`). `blobs` says whether the chain takes blob transactions (default: it does not).
+ */
+export function decodeRawTransaction(raw: Uint8Array, blobs: BlobSupport = NO_BLOBS): DecodedTransaction {
   if (raw.length === 0 || (raw[0] <= 0x7f && raw.length <= 1)) throw poolError('shortTypedTx');
-  let type: 0 | 1 | 2 | 4;
+  let type: 0 | 1 | 2 | 3 | 4;
   let payload: Uint8Array;
   if (raw[0] > 0x7f) {
     type = 0;
     payload = raw;
   } else {
     const t = raw[0];
-    if (t !== 1 && t !== 2 && t !== 4) {
-      throw t === 3
-        ? poolError('typeNotSupported', `tx type ${t} not supported by this pool`)
-        : poolError('typeNotSupported');
-    }
+    if (t === 3 && !blobs.accepted) throw poolError('typeNotSupported', blobs.refusal);
+    if (t !== 1 && t !== 2 && t !== 3 && t !== 4) throw poolError('typeNotSupported');
     type = t;
     payload = raw.subarray(1);
   }
@@ -72,6 +88,13 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
     decoded = RLP.decode(payload) as Uint8Array | Values;
   } catch (err) {
     throw poolError('rlp', (err as Error).message);
+  }
+  let signed = raw;
+  let envelope: ReturnType<typeof splitBlobEnvelope> | undefined;
+  if (type === 3) {
+    envelope = splitBlobEnvelope(decoded, raw);
+    decoded = envelope.body;
+    signed = envelope.signed;
   }
   const name = TYPE_NAME[type];
   if (!Array.isArray(decoded)) throw poolError('rlp', `expected input list for types.${name}`);
@@ -86,6 +109,7 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
     return {
       type,
       raw,
+      signed,
       chainId: v === 27n || v === 28n ? undefined : v >= 35n ? (v - 35n) / 2n : -1n,
       nonce: f.uint(0, 8, 'Nonce'),
       gasLimit: f.uint(2, 8, 'Gas'),
@@ -116,14 +140,20 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
     maxFeePerGas = f.uint(i++, 32, 'GasFeeCap');
   }
   const gasLimit = f.uint(i++, 8, 'Gas');
-  const to = f.to(i++, type !== 4);
+  const to = f.to(i++, type !== 3 && type !== 4);
   const value = f.uint(i++, 32, 'Value');
   const data = f.bytes(i++, 'Data');
   const [accessListAddresses, accessListStorageKeys] = f.accessList(i++);
   const authorizations = type === 4 ? f.authorizationList(i++) : 0;
+  let blob: BlobFields | undefined;
+  if (type === 3) {
+    const maxFeePerBlobGas = f.uint(i++, 32, 'BlobFeeCap');
+    blob = { maxFeePerBlobGas, versionedHashes: f.hashes(i++, 'BlobHashes'), sidecar: envelope?.sidecar };
+  }
   return {
     type,
     raw,
+    signed,
     chainId,
     nonce,
     gasLimit,
@@ -139,6 +169,7 @@ export function decodeRawTransaction(raw: Uint8Array): DecodedTransaction {
     r: f.uint(i++, 32, 'R'),
     s: f.uint(i, 32, 'S'),
     values: decoded,
+    blob,
   };
 }
 
@@ -180,6 +211,23 @@ class FieldReader {
       );
     }
     return b;
+  }
+
+  /** A list of 32-byte hashes (a blob transaction's versioned hashes). */
+  hashes(i: number, field: string): Uint8Array[] {
+    const list = this.values[i];
+    if (!Array.isArray(list)) throw poolError('rlp', `expected input list for types.${this.name}.${field}`);
+    for (const h of list) {
+      if (Array.isArray(h))
+        throw poolError('rlp', `expected input string or byte for types.${this.name}.${field}`);
+      if (h.length !== 32) {
+        throw poolError(
+          'rlp',
+          `input string too ${h.length < 32 ? 'short' : 'long'} for common.Hash, decoding into (types.${this.name}).${field}`,
+        );
+      }
+    }
+    return list as Uint8Array[];
   }
 
   accessList(i: number): [addresses: number, storageKeys: number] {
@@ -303,7 +351,10 @@ function chainIdBytes(id: bigint): Uint8Array {
   return cachedChainId.bytes;
 }
 
-/** The @ethereumjs/tx object for an accepted raw transaction (validated by the pool already). */
-export function buildTransaction(raw: Uint8Array, common: Common): TypedTransaction {
-  return createTxFromRLP(raw, { common }) as TypedTransaction;
+/**
+ * The @ethereumjs/tx object for an accepted transaction's `signed` bytes (validated by the pool
+ * already; a blob transaction's is its body, without the sidecar).
+ */
+export function buildTransaction(signed: Uint8Array, common: Common): TypedTransaction {
+  return createTxFromRLP(signed, { common }) as TypedTransaction;
 }

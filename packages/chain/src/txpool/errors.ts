@@ -1,7 +1,9 @@
 /**
  * Every refusal the pool can produce, with geth's exact text before the colon and geth's detail
  * after it. Each becomes JSON-RPC code -32000 at the RPC edge (TxPoolError.code).
- * The list, with conditions, is in README.md.
+ * The list, with conditions, is in README.md. A few blob-transaction messages carry their numbers
+ * inside geth's text (`invalid number of 2 blobs compared to 1 blob hashes`): blobs.ts builds
+ * those whole.
  */
 import { TxPoolError } from './types.js';
 
@@ -30,6 +32,11 @@ export const TxPoolErrorMessage = {
   nonceMax: 'nonce has max value',
   rlp: 'rlp',
   shortTypedTx: 'typed transaction too short',
+  missingSidecar: 'missing sidecar in blob transaction',
+  blobless: 'blobless blob transaction',
+  blobFeeCapTooLow: 'max fee per blob gas less than block blob gas fee',
+  kzg: 'KZG verification error',
+  alreadyReserved: 'address already reserved',
 } as const;
 
 export type TxPoolErrorKind = keyof typeof TxPoolErrorMessage;

@@ -7,6 +7,7 @@
  *        pool-wide:    byHash, two price heaps (pending, queued; cheapest on top, for eviction)
  *                                                                  |
  *   builder <-- best(baseFee): heads of every sender, by effective tip, nonce order within a sender
+ *               (never a blob transaction: the builder makes OP-style blocks, without blobs)
  *   builder --> onIncluded(txs) / onRejected(hash): leave the pool, re-check the senders
  *
  * All mutation happens synchronously after the last await of an operation, so concurrent
@@ -16,7 +17,14 @@ import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { buildTransaction, bytesToHex, decodeRawTransaction, type RecoveryCrypto } from './decode.js';
+import { type BlobSupport, blobSupportOf } from './blobs.js';
+import {
+  buildTransaction,
+  bytesToHex,
+  type DecodedTransaction,
+  decodeRawTransaction,
+  type RecoveryCrypto,
+} from './decode.js';
 import { poolError } from './errors.js';
 import { type HeapItem, IndexedHeap } from './heap.js';
 import { isReplacementPriced, type Prices } from './replacement.js';
@@ -82,31 +90,49 @@ export function createTxPool(config: TxPoolConfig): TxPool {
  * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
  * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
  * ordering) never need it. Its fields were validated on admission, so building cannot fail.
+ * A blob transaction's `tx` is built from its body alone (hash, fields, versioned hashes).
  */
 class PooledTransaction implements PoolTransaction {
+  readonly raw: Uint8Array;
   readonly nonce: bigint;
   readonly maxFeePerGas: bigint;
   readonly maxPriorityFeePerGas: bigint;
+  readonly maxFeePerBlobGas?: bigint;
   readonly gasLimit: bigint;
+  readonly #signed: Uint8Array;
   #tx: TypedTransaction | undefined;
 
   constructor(
     readonly hash: Hex,
-    readonly raw: Uint8Array,
+    decoded: DecodedTransaction,
     readonly sender: Hex,
-    decoded: { nonce: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; gasLimit: bigint },
     readonly receivedAt: number,
     private readonly common: Common,
   ) {
+    this.raw = decoded.raw;
+    this.#signed = decoded.signed;
     this.nonce = decoded.nonce;
     this.maxFeePerGas = decoded.maxFeePerGas;
     this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
+    if (decoded.blob !== undefined) this.maxFeePerBlobGas = decoded.blob.maxFeePerBlobGas;
     this.gasLimit = decoded.gasLimit;
   }
 
   get tx(): TypedTransaction {
-    this.#tx ??= buildTransaction(this.raw, this.common);
+    this.#tx ??= buildTransaction(this.#signed, this.common);
     return this.#tx;
+  }
+}
+
+/**
+ * geth's address reservation across its legacy and blob pools: a sender's pooled transactions are
+ * either all blob transactions or none (else `address already reserved`), so that a blob
+ * transaction never blocks the sender's others behind it, nor the reverse.
+ */
+function checkReservation(account: Account, blob: boolean): void {
+  const held = account.pending[0] ?? account.queued.values().next().value;
+  if (held !== undefined && (held.ptx.maxFeePerBlobGas !== undefined) !== blob) {
+    throw poolError('alreadyReserved');
   }
 }
 
@@ -134,6 +160,7 @@ class LegacyPool implements TxPool {
   private readonly crypto: RecoveryCrypto;
   private readonly chainId: bigint;
   private readonly floorDataGas: boolean;
+  private readonly blobs: BlobSupport;
   private readonly maxSlots: number;
 
   private readonly byHash = new Map<Hex, Entry>();
@@ -169,6 +196,7 @@ class LegacyPool implements TxPool {
     this.crypto = { keccak256: custom.keccak256 ?? keccak_256, ecrecover: custom.ecrecover ?? ecrecover };
     this.chainId = config.common.chainId();
     this.floorDataGas = config.common.isActivatedEIP(7623);
+    this.blobs = blobSupportOf(config.common);
     this.heapBaseFee = config.baseFee();
     const cheaper = (a: Entry, b: Entry): boolean => this.evictsBefore(a, b);
     this.pendingHeap = new IndexedHeap(cheaper);
@@ -176,9 +204,9 @@ class LegacyPool implements TxPool {
   }
 
   async add(raw: Uint8Array): Promise<PoolTransaction> {
-    const decoded = decodeRawTransaction(raw);
+    const decoded = decodeRawTransaction(raw, this.blobs);
     validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
-    const hash = bytesToHex(this.crypto.keccak256(raw));
+    const hash = bytesToHex(this.crypto.keccak256(decoded.signed));
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
     const sender = validateStateless(decoded, {
       chainId: this.chainId,
@@ -187,6 +215,8 @@ class LegacyPool implements TxPool {
       blockGasLimit: this.config.blockGasLimit(),
       baseFee: this.config.baseFee(),
       minTip: this.settings.priceLimit,
+      blobs: this.blobs.accepted ? this.blobs.rules : undefined,
+      blobBaseFee: decoded.blob !== undefined ? this.config.blobBaseFee?.() : undefined,
     });
     const { nonce: stateNonce, balance } = await this.readAccount(sender);
 
@@ -205,8 +235,9 @@ class LegacyPool implements TxPool {
       pendingCost: account?.pendingCost ?? 0n,
       replacedCost: replacedPending?.cost,
     });
+    if (account !== undefined) checkReservation(account, decoded.blob !== undefined);
 
-    const ptx = new PooledTransaction(hash, raw, sender, decoded, this.now(), this.config.common);
+    const ptx = new PooledTransaction(hash, decoded, sender, this.now(), this.config.common);
     const entry: Entry = {
       ptx,
       cost,
@@ -244,6 +275,10 @@ class LegacyPool implements TxPool {
     const pushHead = (account: Account, nonce: bigint): void => {
       const entry = account.pending[Number(nonce - account.nonce)];
       if (entry === undefined || entry.ptx.nonce !== nonce || entry.ptx.maxFeePerGas < baseFee) return;
+      // Never a blob transaction: the builder seals blocks without blobs (no sidecars, blob gas
+      // 0), so it could not include one. They stay pooled (eth_getTransactionByHash, txpool_*);
+      // a sender's transactions are all blob or all not (checkReservation), so this skips it.
+      if (entry.ptx.maxFeePerBlobGas !== undefined) return;
       heads.push({
         account,
         nonce,

@@ -10,9 +10,9 @@ export type Hex = `0x${string}`;
 
 /** A transaction accepted by the pool. */
 export interface PoolTransaction {
-  /** keccak256 of the raw bytes, 0x-lowercase. */
+  /** keccak256 of the signed transaction (a blob transaction's without its sidecar), 0x-lowercase. */
   hash: Hex;
-  /** The signed transaction as submitted. */
+  /** The signed transaction as submitted (a blob transaction: the network form, with its sidecar). */
   raw: Uint8Array;
   tx: TypedTransaction;
   /** Recovered sender, 0x-lowercase. */
@@ -22,6 +22,8 @@ export interface PoolTransaction {
   maxFeePerGas: bigint;
   /** Legacy/2930: gasPrice; 1559/7702: maxPriorityFeePerGas. */
   maxPriorityFeePerGas: bigint;
+  /** Blob transactions (type 3) only. */
+  maxFeePerBlobGas?: bigint;
   gasLimit: bigint;
   /** Milliseconds since the epoch when the pool accepted it. */
   receivedAt: number;
@@ -39,13 +41,23 @@ export interface PoolStateReader {
 }
 
 export interface TxPoolConfig {
-  /** Chain rules (fork, chain id) and customCrypto (native ecrecover) for decoding and recovery. */
+  /**
+   * Chain rules (fork, chain id) and customCrypto (native ecrecover) for decoding and recovery.
+   * Blob transactions are accepted only when it activates EIP-4844 and carries a KZG
+   * (`customCrypto.kzg`): the node gives one to chains imported from a geth genesis with Cancun,
+   * never to its own dev chain (OP-style: no blobs).
+   */
   common: Common;
   state: PoolStateReader;
   /** Base fee of the block being built. */
   baseFee(): bigint;
   /** Gas limit of the block being built. */
   blockGasLimit(): bigint;
+  /**
+   * Blob base fee of the block being built (blob chains). Without it a blob transaction's fee cap
+   * is checked only against the EIP-4844 minimum, 1 wei (as geth's pool does).
+   */
+  blobBaseFee?(): bigint;
   /** Minimum tip (geth --txpool.pricelimit, default 1 wei). */
   priceLimit?: bigint;
   /** Replacement bump in percent (default 10). */

@@ -4,9 +4,11 @@
  *   submission   tx fee cap -> EIP-155 replay protection                         (validateSubmission)
  *   stateless    size -> initcode size -> block gas limit -> tip <= fee cap -> 7702 authorizations
  *                -> sender / chain id -> nonce < 2^64-1 -> intrinsic gas -> floor data gas
- *                -> minimum tip -> base fee                                       (validateStateless)
+ *                -> minimum tip -> base fee -> blob transactions: sidecar, blob fee, KZG proofs
+ *                   (blobs.ts)                                                     (validateStateless)
  *   with state   nonce too low -> funds for this tx -> funds with the pending ones (validateWithState)
  */
+import { BLOB_TX_MAX_SIZE, type BlobRules, blobGas, validateBlobTransaction } from './blobs.js';
 import { type DecodedTransaction, type RecoveryCrypto, recoverSender } from './decode.js';
 import { poolError } from './errors.js';
 import { checkTxFee } from './feeCap.js';
@@ -40,13 +42,18 @@ export interface StatelessRules {
   blockGasLimit: bigint;
   baseFee: bigint;
   minTip: bigint;
+  /** The chain's blob rules (only a chain that takes blobs decodes a blob transaction). */
+  blobs?: BlobRules;
+  /** Blob base fee of the block being built; undefined checks only the EIP-4844 minimum. */
+  blobBaseFee?: bigint;
 }
 
 /** Consensus and pool checks that need no account state; recovers the sender (0x-lowercase). */
 export function validateStateless(decoded: DecodedTransaction, rules: StatelessRules): Hex {
   const size = decoded.raw.length;
-  if (size > TX_MAX_SIZE) {
-    throw poolError('oversizedData', `transaction size ${size}, limit ${TX_MAX_SIZE}`);
+  const maxSize = decoded.type === 3 ? BLOB_TX_MAX_SIZE : TX_MAX_SIZE;
+  if (size > maxSize) {
+    throw poolError('oversizedData', `transaction size ${size}, limit ${maxSize}`);
   }
   if (decoded.to === undefined && decoded.data.length > MAX_INITCODE_SIZE) {
     throw poolError('maxInitCodeSize', `code size ${decoded.data.length}, limit ${MAX_INITCODE_SIZE}`);
@@ -89,12 +96,23 @@ export function validateStateless(decoded: DecodedTransaction, rules: StatelessR
       `address ${sender}, maxFeePerGas: ${decoded.maxFeePerGas}, baseFee: ${rules.baseFee}`,
     );
   }
+  if (decoded.blob !== undefined) {
+    // decodeRawTransaction refuses type 3 unless the chain takes blobs, so the rules are here.
+    if (rules.blobs === undefined)
+      throw poolError('typeNotSupported', 'tx type 3 not supported by this pool');
+    validateBlobTransaction(decoded.blob, { rules: rules.blobs, blobBaseFee: rules.blobBaseFee, sender });
+  }
   return sender;
 }
 
-/** gasLimit * maxFeePerGas + value: what the sender must hold (geth's tx.Cost()). */
+/**
+ * gasLimit * maxFeePerGas + value, plus blob gas * maxFeePerBlobGas for a blob transaction: what
+ * the sender must hold (geth's tx.Cost()).
+ */
 export function transactionCost(decoded: DecodedTransaction): bigint {
-  return decoded.gasLimit * decoded.maxFeePerGas + decoded.value;
+  const cost = decoded.gasLimit * decoded.maxFeePerGas + decoded.value;
+  if (decoded.blob === undefined) return cost;
+  return cost + blobGas(decoded.blob) * decoded.blob.maxFeePerBlobGas;
 }
 
 export interface AccountView {
