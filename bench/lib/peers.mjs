@@ -37,6 +37,8 @@ function launch(name, cmd, args, url, opts = {}) {
   child.stderr.on('data', (d) => {
     err = (err + d).slice(-4000);
   });
+  // WHARF_BENCH_STDERR=FILE: keep the node's whole stderr (logs) for a look after the run.
+  if (process.env.WHARF_BENCH_STDERR) child.stderr.pipe(fs.createWriteStream(process.env.WHARF_BENCH_STDERR));
   return {
     name,
     url,
@@ -73,6 +75,12 @@ export function wharfNode({ port, blockTime = 2, extra = [] }) {
     'wharf',
     process.execPath,
     [
+      // WHARF_BENCH_PROF=DIR: a V8 CPU profile of the node under test, written on exit.
+      ...(process.env.WHARF_BENCH_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WHARF_BENCH_PROF}`]
+        : []),
+      // WHARF_BENCH_NODE_ARGS: more Node.js flags for it (e.g. --max-old-space-size=256).
+      ...(process.env.WHARF_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       bin,
       'chain',
       'start',

@@ -86,6 +86,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     state: producer.poolState(),
     baseFee: () => producer.pending.baseFee,
     blockGasLimit: () => producer.pending.header.gasLimit,
+    // Blob transactions (imported chains with Cancun only) must pay the pending block's blob fee.
+    blobBaseFee: () => {
+      const h = producer.pending.header;
+      return h.common.isActivatedEIP(4844) ? h.getBlobGasPrice() : 1n;
+    },
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
   const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));

@@ -31,9 +31,13 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; wsUrl: string }> {
+function startChild(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; wsUrl: string }> {
   const child = spawn(process.execPath, [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, '1'], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -143,4 +147,49 @@ describe('flashblocks durability under load', () => {
     node.child.kill('SIGTERM');
     await new Promise((r) => node.child.once('exit', r));
   }, 120_000);
+
+  it('a sealed block whose batch had not reached the disk at kill -9 comes back with the same hash', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    // Every block's LevelDB batch lands 3 s after its seal: the head runs ahead of the disk.
+    const node = await startChild(dataDir, { WHARF_TEST_SLOW_WRITES_MS: '3000' });
+    const [a, b] = KEYS.map((k) => privateKeyToAccount(k));
+    const transfer = (acc: typeof a) =>
+      acc.signTransaction({
+        to: '0x00000000000000000000000000000000000c0de1',
+        value: 1n,
+        nonce: 0,
+        gas: 21000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+        chainId: 31337,
+        type: 'eip1559',
+      });
+    const h1 = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(a)]);
+    // Sealed: the receipt names its block by hash (the batch is still on its way to the disk).
+    let sealed: { blockHash: string | null; blockNumber: string } | null = null;
+    while (!sealed?.blockHash) {
+      await new Promise((r) => setTimeout(r, 50));
+      sealed = await rpc(node.url, 'eth_getTransactionReceipt', [h1]);
+    }
+    const h2 = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(b)]);
+    // Pre-confirmed in a later block, then the kill, well before the sealed block's batch lands.
+    let pre: { blockNumber: string | null } | null = null;
+    while (!pre?.blockNumber) {
+      await new Promise((r) => setTimeout(r, 20));
+      pre = await rpc(node.url, 'eth_getTransactionByHash', [h2]);
+    }
+    node.child.kill('SIGKILL');
+    await new Promise((r) => node.child.once('exit', r));
+
+    const again = await startChild(dataDir);
+    const block = await rpc(again.url, 'eth_getBlockByNumber', [sealed.blockNumber, false]);
+    expect(block.hash).toBe(sealed.blockHash);
+    expect(block.transactions).toEqual([h1]);
+    const r2 = await rpc(again.url, 'eth_getTransactionReceipt', [h2]);
+    expect(r2.blockHash).not.toBeNull();
+    expect(r2.blockNumber).toBe(pre.blockNumber);
+    expect(BigInt(r2.blockNumber)).toBeGreaterThan(BigInt(sealed.blockNumber));
+    again.child.kill('SIGTERM');
+  }, 60_000);
 });

@@ -1,17 +1,20 @@
 /**
  * Block production as flashblocks. A block opens (flashblock index 0, no transactions) the
- * moment its parent is sealed; every `flashblockInterval` the pool's best transactions run on
- * the pending state and become flashblock 1, 2, ...; at the block time the last flashblock is
- * published and the block is sealed with exactly the published transactions, in order.
- * A flashblock reaches the journal (fsync) before it is published: a crash loses nothing that
- * anyone has seen, and `recover()` finishes the interrupted block at the next start.
+ * moment its parent is sealed; pool arrivals are executed into the flashblock being built as
+ * they come (staged, in 10 ms batches, invisible); every `flashblockInterval` whatever is staged
+ * is journaled (fsync) and published as flashblock 1, 2, ...; at the block time the last
+ * flashblock is published and the block is sealed with exactly the published transactions, in
+ * order. A flashblock reaches the journal before it is published: a crash loses nothing that
+ * anyone has seen, and `recover()` finishes the interrupted blocks at the next start.
  * All builder work runs on one serial queue, so a seal never interleaves with a flashblock.
  *
+ *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer)
  *   timer (absolute deadlines: open + k * interval) ─> queue: flashblock(k)
- *       pool.best() ─> PendingBlock.add (working layer) ─> journal.append + fsync
- *       ─> PendingBlock.publish (pending reads switch) ─> pool.onIncluded ─> onFlashblock listeners
- *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves, pending = next block)
- *       ─> journal.openBlock (index 0) ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
+ *       stage the rest ─> journal.append + fsync ─> PendingBlock.publish (pending reads switch)
+ *       ─> pool.onIncluded ─> onFlashblock listeners
+ *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
+ *       LevelDB batch is written behind) ─> [block n-1 on disk] ─> journal.openBlock (n+1)
+ *       ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
  */
 import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
@@ -25,6 +28,9 @@ import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBl
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
 const STAGE_BATCH_MS = 10;
+/** Blocks between two evictions of the warm account trie, and the levels it keeps. */
+const WARM_TRIE_EVICT_EVERY = 4n;
+const WARM_TRIE_KEEP_DEPTH = 3;
 
 export interface ProducerOptions {
   /** Seconds between seals; 0 seals one block per transaction. */
@@ -69,6 +75,10 @@ export class BlockProducer {
   private readonly stagedHashes = new Set<string>();
   /** A staging pass is scheduled (pool arrivals are batched, not executed one by one). */
   private stageTimer?: NodeJS.Timeout;
+  /** When the last sealed block's batch is on disk. */
+  private durable: Promise<void> = Promise.resolve();
+  /** A flashblock's deadline has passed and its job waits in the queue. */
+  private tickDue = false;
   /** blockTime 0: what `pending` shows while a transaction is executed and sealed at once. */
   private hidden?: PendingSnapshot;
 
@@ -97,15 +107,22 @@ export class BlockProducer {
   }
 
   /**
-   * At start-up, before `start`: finishes a block the journal holds (same timestamp, same
-   * transactions in the same order) and seals it; then opens the journal for the next block.
+   * At start-up, before `start`: finishes the blocks the journal holds past the head (same
+   * timestamp, same transactions in the same order) and seals them, waits until they are on
+   * disk, then opens the journal for the next block. A block sealed just before the crash whose
+   * batch had not reached the disk comes back with the same hash (same inputs).
    */
   async recover(): Promise<RecoveryOutcome> {
     const journal = this.opts.journal;
     if (!journal) return { replayed: 0 };
-    const j = await journal.load();
-    const head = this.ctx.blocks.head;
-    if (j?.txs.length && j.number === head.header.number + 1n && equalBytes(j.parentHash, head.hash())) {
+    const blocks = await journal.load();
+    let replayed = 0;
+    let sealed: Block | undefined;
+    for (const [i, j] of blocks.entries()) {
+      const head = this.ctx.blocks.head;
+      if (j.number !== head.header.number + 1n || !equalBytes(j.parentHash, head.hash())) continue;
+      // An empty block is only worth sealing when a journaled successor names it as parent.
+      if (!j.txs.length && i === blocks.length - 1) continue;
       this.building = this.open(head, j.timestamp);
       const b = this.building;
       for (const raw of j.txs) {
@@ -117,11 +134,13 @@ export class BlockProducer {
           );
       }
       await b.publish(j.lastIndex);
-      const sealed = await this.sealPending();
-      return { replayed: b.snapshot.txs.length, sealed };
+      replayed += b.snapshot.txs.length;
+      // No journal is opened until every replayed block is on disk: its records are the only copy.
+      sealed = await this.sealPending(false);
     }
+    await this.ctx.store.flushed();
     await this.openJournal();
-    return { replayed: 0 };
+    return { replayed, sealed };
   }
 
   start(pool: TxPool): void {
@@ -190,10 +209,17 @@ export class BlockProducer {
     const blockMs = this.opts.blockTime * 1000;
     const nextIndex = this.building.snapshot.index + 1;
     const at = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
-    this.timer = setTimeout(() => this.enqueue(() => this.tick()), Math.max(0, at - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.tickDue = true;
+        this.enqueue(() => this.tick());
+      },
+      Math.max(0, at - this.now()),
+    );
   }
 
   private async tick(): Promise<void> {
+    this.tickDue = false;
     await this.flashblock();
     const blockMs = this.opts.blockTime * 1000;
     if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
@@ -223,10 +249,15 @@ export class BlockProducer {
   /** Batches pool arrivals into one staging pass a few milliseconds later. */
   private scheduleStage(): void {
     if (this.stageTimer || this.stopped) return;
-    this.stageTimer = setTimeout(() => {
-      this.stageTimer = undefined;
-      this.enqueue(() => this.stage());
-    }, STAGE_BATCH_MS);
+    // Cleared when the pass runs, not when it is queued: one pass waits in the queue at most.
+    this.stageTimer = setTimeout(
+      () =>
+        this.enqueue(async () => {
+          this.stageTimer = undefined;
+          await this.stage();
+        }),
+      STAGE_BATCH_MS,
+    );
   }
 
   /**
@@ -234,7 +265,7 @@ export class BlockProducer {
    * flashblock being built. Nothing staged is visible until `flashblock()` journals and
    * publishes it. Returns how many were staged.
    */
-  private async stage(limit = Number.POSITIVE_INFINITY): Promise<number> {
+  private async stage(limit = Number.POSITIVE_INFINITY, inFlashblock = false): Promise<number> {
     const pool = this.pool;
     if (!pool) return 0;
     const b = this.building;
@@ -248,10 +279,11 @@ export class BlockProducer {
     let sinceYield = 0;
     for (const t of candidates) {
       // Execution on the in-memory state rarely awaits I/O: yield so RPC keeps answering.
-      if (++sinceYield === 64) {
+      if (++sinceYield === 16) {
         sinceYield = 0;
         await new Promise((r) => setImmediate(r));
-        if (b !== this.building) return staged;
+        // A flashblock is due: it stages the rest itself, on time.
+        if (this.tickDue && !inFlashblock) return staged;
       }
       const r = await b.add(t.tx, { raw: t.raw, sender: hexToBytes(t.sender), hash: hexToBytes(t.hash) });
       if (r.ok) {
@@ -278,7 +310,7 @@ export class BlockProducer {
     const started = this.now();
     const pool = this.pool;
     const b = this.building;
-    await this.stage(limit - this.staged.length);
+    await this.stage(limit - this.staged.length, true);
     const done = this.staged;
     const index = b.snapshot.index + 1;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
@@ -309,22 +341,40 @@ export class BlockProducer {
     return done.length;
   }
 
-  private async sealPending(): Promise<Block> {
+  /**
+   * Seals the published transactions. The head moves at once; the block's batch reaches the
+   * disk in the background while the next block is built (its flashblock records stay in the
+   * journal until then). `openJournal` false: recovery, which opens it once all is on disk.
+   */
+  private async sealPending(openJournal = true): Promise<Block> {
     const started = this.now();
     const { block, txs, commit, trie } = await this.building.prepareSeal();
+    // The warm trie keeps every node the chain touched: now and then keep only its top levels.
+    if (block.header.number % WARM_TRIE_EVICT_EVERY === 0n) trie.evict(WARM_TRIE_KEEP_DEPTH);
     const next = this.open(block, undefined, trie);
     this.next = next;
+    let durable: Promise<void>;
     try {
-      await commit();
+      ({ durable } = await commit());
     } finally {
       this.next = undefined;
     }
+    durable.catch((e) => this.opts.onError?.(e));
+    const before = this.durable;
+    this.durable = durable;
     this.building = next;
     this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
     this.clearStaged();
-    // blockTime 0 seals each transaction at once: there is never a pre-confirmation to keep.
-    if (this.opts.blockTime > 0) await this.openJournal();
+    const journaled = this.opts.journal !== undefined && this.opts.blockTime > 0;
+    // Without a journal (blockTime 0 seals each transaction at once, never pre-confirming) the
+    // batch is the only copy: a seal is reported only once it is on disk.
+    if (!journaled) await durable;
+    else if (openJournal) {
+      // The next block's journal file held the block before this one: that one must be on disk.
+      await before;
+      await this.openJournal();
+    }
     for (const l of this.sealListeners) {
       try {
         l(block, txs);

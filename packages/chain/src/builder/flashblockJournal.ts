@@ -1,12 +1,14 @@
 /**
  * The flashblock journal: what the builder has pre-confirmed in the block being built, on disk
- * before anyone can see it. Each flashblock is appended and fsync'd, then published; a seal
- * starts the file over with the next block's opening record. After a crash the node replays the
- * records of the interrupted block (same header inputs, same transactions, same order) and seals.
+ * before anyone can see it. Each flashblock is appended and fsync'd, then published. Two files,
+ * taken by block number parity: a sealed block's batch reaches LevelDB behind the seal
+ * (storage/chainStore.ts), so its records must outlive the opening of the next block; the
+ * builder opens block n+1 (which starts over the file of block n-1) only once n-1 is on disk.
+ * After a crash the node replays each journaled block past the head (same header inputs, same
+ * transactions, same order) and seals it.
  *
- *   open (index 0) ─> [record: block number, parent hash, timestamp]        truncate + fsync
- *   flashblock n   ─> [record: index n, raw transactions in order]          append + fsync
- *   seal           ─> the next block's index 0 replaces the file
+ *   open (index 0) ─> <path>.<number % 2>: [block number, parent hash, timestamp]  truncate + fsync
+ *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append + fsync
  *
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
  * mid-append) is ignored, as is a file whose first record does not open a block.
@@ -32,48 +34,38 @@ type OpenRecord = { k: 'open'; number: string; parentHash: string; timestamp: st
 type TxsRecord = { k: 'txs'; index: number; txs: string[] };
 
 export class FlashblockJournal {
-  private fh?: FileHandle;
+  private files?: [FileHandle, FileHandle];
+  /** The file of the block being built. */
+  private current?: FileHandle;
 
   private constructor(readonly path: string) {}
+
+  /** The two files of the journal at `path`: `<path>.0` and `<path>.1`. */
+  static fileNames(path: string): [string, string] {
+    return [`${path}.0`, `${path}.1`];
+  }
 
   /** Opens the journal at `path`; reading what it holds is `load()`. */
   static async open(path: string): Promise<FlashblockJournal> {
     const j = new FlashblockJournal(path);
-    j.fh = await open(path, 'a');
+    const [a, b] = FlashblockJournal.fileNames(path);
+    j.files = [await open(a, 'a'), await open(b, 'a')];
     return j;
   }
 
-  /** The block the file describes, or undefined when it holds none. */
-  async load(): Promise<JournaledBlock | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.path);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
+  /** The blocks the files describe, oldest first (none, one, or a sealed one and its successor). */
+  async load(): Promise<JournaledBlock[]> {
+    const out: JournaledBlock[] = [];
+    for (const f of FlashblockJournal.fileNames(this.path)) {
+      const b = await loadFile(f);
+      if (b) out.push(b);
     }
-    let block: JournaledBlock | undefined;
-    for (const rec of decodeRecords(bytes)) {
-      if (rec.k === 'open') {
-        block = {
-          number: BigInt(rec.number),
-          parentHash: hexToBytes(rec.parentHash),
-          timestamp: BigInt(rec.timestamp),
-          txs: [],
-          lastIndex: 0,
-        };
-      } else if (block && rec.k === 'txs') {
-        for (const t of rec.txs) block.txs.push(hexToBytes(t));
-        block.lastIndex = rec.index;
-      }
-    }
-    return block;
+    return out.sort((x, y) => (x.number < y.number ? -1 : x.number > y.number ? 1 : 0));
   }
 
   /**
-   * Starts the file over for a new block (index 0): truncate, write the opening, fsync. Called
-   * after the previous block's seal is on disk (its LevelDB batch is synced), so a crash in
-   * between leaves at worst an empty journal, which describes no block.
+   * Starts the file of block `o.number` over (index 0): truncate, write the opening, fsync.
+   * The caller makes sure the block two before it is on disk (that file described it).
    */
   async openBlock(o: JournaledOpen): Promise<void> {
     const rec: OpenRecord = {
@@ -82,26 +74,55 @@ export class FlashblockJournal {
       parentHash: bytesToHex(o.parentHash),
       timestamp: o.timestamp.toString(),
     };
-    if (!this.fh) throw new Error('flashblock journal is closed');
-    await this.fh.truncate(0);
+    if (!this.files) throw new Error('flashblock journal is closed');
+    const fh = this.files[Number(o.number % 2n)];
+    await fh.truncate(0);
     // Opened for appending: the write lands at the (new) end.
-    await this.fh.write(encodeRecord(rec));
-    await this.fh.datasync();
+    await fh.write(encodeRecord(rec));
+    await fh.datasync();
+    this.current = fh;
   }
 
-  /** Appends flashblock `index` and returns once it is on disk. */
+  /** Appends flashblock `index` to the open block and returns once it is on disk. */
   async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
-    if (!this.fh) throw new Error('flashblock journal is closed');
+    if (!this.current) throw new Error('flashblock journal is closed or has no open block');
     const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
-    await this.fh.write(encodeRecord(rec));
-    await this.fh.datasync();
+    await this.current.write(encodeRecord(rec));
+    await this.current.datasync();
   }
 
   async close(): Promise<void> {
-    const fh = this.fh;
-    this.fh = undefined;
-    await fh?.close();
+    const files = this.files;
+    this.files = undefined;
+    this.current = undefined;
+    for (const f of files ?? []) await f.close();
   }
+}
+
+async function loadFile(path: string): Promise<JournaledBlock | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  let block: JournaledBlock | undefined;
+  for (const rec of decodeRecords(bytes)) {
+    if (rec.k === 'open') {
+      block = {
+        number: BigInt(rec.number),
+        parentHash: hexToBytes(rec.parentHash),
+        timestamp: BigInt(rec.timestamp),
+        txs: [],
+        lastIndex: 0,
+      };
+    } else if (block && rec.k === 'txs') {
+      for (const t of rec.txs) block.txs.push(hexToBytes(t));
+      block.lastIndex = rec.index;
+    }
+  }
+  return block;
 }
 
 function encodeRecord(rec: OpenRecord | TxsRecord): Buffer {

@@ -111,7 +111,12 @@ export class PendingBlock {
           extraData,
           // Only the fields the block's forks have (a geth chain may still be before London).
           baseFeePerGas: common.isActivatedEIP(1559) ? nextBaseFee(p, ctx.spec.baseFee) : undefined,
-          excessBlobGas: common.isActivatedEIP(4844) ? 0n : undefined,
+          // 0 on wharf's own chains (no blobs ever); an imported chain continues its parent's.
+          excessBlobGas: common.isActivatedEIP(4844)
+            ? p.common.isActivatedEIP(4844)
+              ? p.calcNextExcessBlobGas(common)
+              : 0n
+            : undefined,
           blobGasUsed: common.isActivatedEIP(4844) ? 0n : undefined,
         },
       },
@@ -225,7 +230,8 @@ export class PendingBlock {
   async prepareSeal(): Promise<{
     block: Block;
     txs: IncludedTx[];
-    commit: () => Promise<void>;
+    /** Moves the head at once; `durable` settles when the block is on disk. */
+    commit: () => Promise<{ durable: Promise<void> }>;
     /** The account trie at the sealed root: the next block's `warm`. */
     trie: StateTrie;
   }> {
@@ -241,7 +247,13 @@ export class PendingBlock {
     const commit = () =>
       commitBlock(
         this.ctx,
-        { block, rlp, receipts: txs.map((t) => t.encodedReceipt), senders: txs.map((t) => t.sender) },
+        {
+          block,
+          rlp,
+          receipts: txs.map((t) => t.encodedReceipt),
+          senders: txs.map((t) => t.sender),
+          txHashes: txs.map((t) => t.hash),
+        },
         { diff: () => merged },
         root,
       );

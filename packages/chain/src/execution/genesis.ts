@@ -49,5 +49,5 @@ export async function writeGenesis(ctx: ChainContext): Promise<void> {
     },
     { common },
   );
-  await commitBlock(ctx, { block, receipts: [], senders: [] }, state, root);
+  await (await commitBlock(ctx, { block, receipts: [], senders: [] }, state, root)).durable;
 }

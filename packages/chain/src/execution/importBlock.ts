@@ -56,5 +56,5 @@ export async function importBlock(ctx: ChainContext, block: Block): Promise<void
   const root = await rootOf(ctx, baseRoot, ctx.flat, state.diff());
   const receipts = result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type));
   const senders = block.transactions.map((t) => t.getSenderAddress().bytes);
-  await commitBlock(ctx, { block, receipts, senders }, state, root);
+  await (await commitBlock(ctx, { block, receipts, senders }, state, root)).durable;
 }

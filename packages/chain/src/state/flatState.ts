@@ -9,9 +9,13 @@ import { keys } from '../storage/keys.js';
 import type { StateReader } from './stateReader.js';
 
 const EMPTY = new Uint8Array(0);
-const CACHE_LIMIT = 200_000;
+/**
+ * Entries kept in memory per map. A complete map that outgrows it stops being complete (misses
+ * go to LevelDB again): memory stays bounded however many accounts the chain creates.
+ */
+const CACHE_LIMIT = 250_000;
 /** Preload at most this many flat entries; beyond it, misses go to LevelDB. */
-const PRELOAD_LIMIT = 1_000_000;
+const PRELOAD_LIMIT = CACHE_LIMIT;
 
 export function copyAccount(a: Account): Account {
   return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
@@ -110,13 +114,11 @@ export class FlatStateReader implements StateReader {
   }
 
   private remember<V>(m: Map<string, V>, k: string, v: V): void {
-    const complete =
-      m === (this.accounts as unknown)
-        ? this.completeAccounts
-        : m === (this.slots as unknown)
-          ? this.completeSlots
-          : false;
-    if (m.size >= CACHE_LIMIT && !complete) m.clear();
+    if (m.size >= CACHE_LIMIT && !m.has(k)) {
+      m.clear();
+      if (m === (this.accounts as unknown)) this.completeAccounts = false;
+      if (m === (this.slots as unknown)) this.completeSlots = false;
+    }
     m.set(k, v);
   }
 }

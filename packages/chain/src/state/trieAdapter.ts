@@ -18,6 +18,8 @@ export interface StateTrie {
   createProof(key: Uint8Array): Promise<Uint8Array[]>;
   /** An independent trie sharing all nodes, O(1): speculative work on a warm trie. */
   copy(): StateTrie;
+  /** Forgets committed nodes below `keepDepth` (read again from the store when touched). */
+  evict(keepDepth: number): void;
 }
 
 export function openTrie(root: Uint8Array, store: TrieNodeStore): StateTrie {

@@ -15,10 +15,17 @@ import { keys } from './keys.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receiptCodec.js';
 
 const CACHE = 512;
+/**
+ * Decoded blocks and receipts are kept up to this many transactions in all: 512 full blocks of
+ * 2,000 transfers would be a million transaction objects (gigabytes); 10,000 is five such blocks. Oldest go first.
+ */
+const CACHE_TXS = 10_000;
 
 export class BlockReader {
   private readonly blocks = new Map<string, Block>();
+  private blockTxs = 0;
   private readonly receipts = new Map<string, StoredReceipt[]>();
+  private receiptCount = 0;
   private readonly numbers = new Map<bigint, Uint8Array>();
   private readonly sizes = new Map<string, number>();
   head!: Block;
@@ -110,8 +117,14 @@ export class BlockReader {
     let r = this.receipts.get(k);
     if (!r) {
       r = (await this.rawReceipts(hash)).map(decodeReceipt);
-      if (this.receipts.size >= CACHE) this.receipts.clear();
       this.receipts.set(k, r);
+      this.receiptCount += r.length;
+      // Maps iterate in insertion order: the first key is the oldest.
+      for (const [old, list] of this.receipts) {
+        if (this.receipts.size <= 1 || (this.receipts.size <= CACHE && this.receiptCount <= CACHE_TXS)) break;
+        this.receipts.delete(old);
+        this.receiptCount -= list.length;
+      }
     }
     return r;
   }
@@ -140,8 +153,15 @@ export class BlockReader {
 
   private remember(b: Block): void {
     if (this.sizes.size >= CACHE * 4) this.sizes.clear();
-    if (this.blocks.size >= CACHE) this.blocks.clear();
-    this.blocks.set(bytesToHex(b.hash()), b);
+    const k = bytesToHex(b.hash());
+    if (this.blocks.has(k)) return;
+    this.blocks.set(k, b);
+    this.blockTxs += b.transactions.length;
+    for (const [old, block] of this.blocks) {
+      if (this.blocks.size <= 1 || (this.blocks.size <= CACHE && this.blockTxs <= CACHE_TXS)) break;
+      this.blocks.delete(old);
+      this.blockTxs -= block.transactions.length;
+    }
   }
 }
 

@@ -1,6 +1,20 @@
 // A chain node in its own process (for kill -9 tests): node child-node.mjs DATA_DIR [BLOCK_TIME]
 // Prints one JSON line {url} once it serves. Uses the built package (dist/).
+// WHARF_TEST_SLOW_WRITES_MS=N (a fault, for tests): every block's LevelDB batch lands N ms late,
+// so a kill -9 finds sealed blocks that are not on disk yet.
+import { ClassicLevel } from 'classic-level';
 import { defaultChainNodeOptions, startChainNode } from '../../dist/index.js';
+
+const slow = Number(process.env.WHARF_TEST_SLOW_WRITES_MS ?? 0);
+if (slow > 0) {
+  const chained = ClassicLevel.prototype._chainedBatch;
+  ClassicLevel.prototype._chainedBatch = function () {
+    const batch = chained.call(this);
+    const write = batch.write.bind(batch);
+    batch.write = (...args) => new Promise((r) => setTimeout(r, slow)).then(() => write(...args));
+    return batch;
+  };
+}
 
 const node = await startChainNode({
   ...defaultChainNodeOptions,

@@ -69,7 +69,7 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       new Option('--gas-limit <gas>', 'block gas limit')
         .env('WHARF_GAS_LIMIT')
         .argParser(parseBigInt)
-        .default(30_000_000n, '30000000'),
+        .default(60_000_000n, '60000000'),
     )
     .addOption(
       new Option('--base-fee <wei>', 'base fee per gas of the genesis block')

@@ -1,0 +1,279 @@
+#!/usr/bin/env node
+/**
+ * Pre-confirmations under load (issue: 200 ms pre-confirmations). A wharf node (built CLI,
+ * `wharf chain start`, 2 s blocks, 200 ms flashblocks) is offered signed transfers at a steady
+ * rate from many senders over JSON-RPC WebSockets, from a worker thread so that sending never
+ * delays the clock that timestamps the node's /flashblocks stream. Prints:
+ *   - submit-to-pending: eth_sendRawTransaction returning -> the flashblock carrying it (p50, p99)
+ *   - flashblock interval and its deviation from the setting (p50, p99), flashblocks per block
+ *   - block interval (index 0 to index 0) and late blocks (a seal more than one flashblock
+ *     interval after its time), the node's seal time (GET /metrics)
+ *   - the node's RSS: idle, after the first minute, at the end, and the growth in between
+ *
+ *   npm run build && node bench/preconf.mjs [--rate 1000] [--seconds 30] [--senders 100]
+ *                                           [--recipients 0 (fresh addresses) | N]
+ * No peer runs this side by side: Anvil and Hardhat have no pre-confirmations.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import WebSocket from 'ws';
+
+const now = () => performance.timeOrigin + performance.now();
+
+if (!isMainThread) {
+  // The sender: K connections, transaction i due at start + i / rate, each sender's in nonce order.
+  const { wsUrl, raws, rate, connections } = workerData;
+  const sockets = await Promise.all(
+    Array.from({ length: connections }, () => {
+      const ws = new WebSocket(wsUrl);
+      return new Promise((resolve, reject) => {
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      });
+    }),
+  );
+  const sentAt = new Float64Array(raws.length);
+  const returned = []; // [i, time, hash | null, error | null]
+  let outstanding = raws.length;
+  let done;
+  const finished = new Promise((r) => {
+    done = r;
+  });
+  for (const ws of sockets)
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      returned.push([m.id, now(), m.result ?? null, m.error?.message ?? null]);
+      if (--outstanding === 0) done();
+    });
+  const t0 = now() + 50;
+  for (let i = 0; i < raws.length; i++) {
+    const wait = t0 + (i * 1000) / rate - now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    sentAt[i] = now();
+    sockets[i % connections].send(
+      `{"jsonrpc":"2.0","id":${i},"method":"eth_sendRawTransaction","params":["${raws[i]}"]}`,
+    );
+  }
+  const sendSeconds = (now() - t0) / 1000;
+  await finished;
+  for (const ws of sockets) ws.close();
+  parentPort.postMessage({ returned, sendSeconds });
+} else {
+  await main();
+}
+
+async function main() {
+  const { values: args } = parseArgs({
+    options: {
+      rate: { type: 'string', default: '1000' },
+      seconds: { type: 'string', default: '30' },
+      senders: { type: 'string', default: '100' },
+      connections: { type: 'string', default: '8' },
+      recipients: { type: 'string', default: '0' },
+      interval: { type: 'string', default: '200' },
+      port: { type: 'string', default: '18645' },
+      warmup: { type: 'string', default: '3' },
+    },
+  });
+  const RATE = Number(args.rate);
+  const SECONDS = Number(args.seconds);
+  const SENDERS = Number(args.senders);
+  const INTERVAL = Number(args.interval);
+  const RECIPIENTS = Number(args.recipients);
+  // The first WARMUP seconds of load (the JIT compiling the EVM's paths) are not measured.
+  const WARMUP = Number(args.warmup);
+  const SKIP = RATE * WARMUP;
+  const N = RATE * (SECONDS + WARMUP);
+
+  const { wharfNode, MNEMONIC } = await import('./lib/peers.mjs');
+  const { createCustomCommon, Hardfork, Mainnet } = await import('@ethereumjs/common');
+  const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
+  const { mnemonicToAccount } = await import('viem/accounts');
+  const { keccak256 } = await import('viem');
+
+  const node = wharfNode({
+    port: Number(args.port),
+    blockTime: 2,
+    extra: ['--flashblock-interval', String(INTERVAL), '--accounts', String(SENDERS)],
+  });
+  process.on('exit', () => node.child.kill('SIGKILL'));
+  await node.ready();
+  const pid = node.child.pid;
+  const rssMb = () => {
+    try {
+      const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+      return m ? Number(m[1]) / 1024 : Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  };
+
+  // Sign everything first: signing is not what we measure.
+  process.stderr.write(`signing ${N} transfers from ${SENDERS} senders...\n`);
+  // Native secp256k1 signing (the node's own dependency): @noble's would take minutes here.
+  const { default: secp } = await import('secp256k1');
+  // @ethereumjs/tx takes noble's 65-byte "recovered" form: the recovery id, then r and s.
+  const ecsign = (msg, key) => {
+    const { signature, recid } = secp.ecdsaSign(msg, key);
+    const out = new Uint8Array(65);
+    out[0] = recid;
+    out.set(signature, 1);
+    return out;
+  };
+  const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
+    hardfork: Hardfork.Prague,
+    customCrypto: { ecsign },
+  });
+  const keys = Array.from(
+    { length: SENDERS },
+    (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey,
+  );
+  const raws = [];
+  const hashes = [];
+  for (let i = 0; i < N; i++) {
+    const to = RECIPIENTS > 0 ? 0x1000 + (i % RECIPIENTS) : 0x1000 + i;
+    const tx = createFeeMarket1559Tx(
+      {
+        nonce: Math.floor(i / SENDERS),
+        to: `0x${to.toString(16).padStart(40, '0')}`,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: 100_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+        chainId: 31337n,
+      },
+      { common },
+    ).sign(keys[i % SENDERS]);
+    const raw = `0x${Buffer.from(tx.serialize()).toString('hex')}`;
+    raws.push(raw);
+    hashes.push(keccak256(raw));
+  }
+
+  const seenAt = new Map(); // hash -> arrival of its flashblock
+  const flashblocks = []; // { at, index, block }
+  const fb = new WebSocket(`${node.url.replace('http', 'ws')}/flashblocks`);
+  await new Promise((r) => fb.once('open', r));
+  fb.on('message', (d) => {
+    const at = now();
+    const m = JSON.parse(d.toString());
+    flashblocks.push({ at, index: m.index, block: Number(m.metadata.block_number) });
+    for (const raw of m.diff.transactions) seenAt.set(keccak256(raw), at);
+  });
+
+  await new Promise((r) => setTimeout(r, 2000));
+  const rss = [{ t: 0, mb: rssMb() }];
+  const start = now();
+  const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, mb: rssMb() }), 1000);
+  process.stderr.write(`offering ${RATE}/s for ${WARMUP} s of warm-up, then ${SECONDS} s measured...\n`);
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: {
+      wsUrl: node.url.replace('http', 'ws'),
+      raws,
+      rate: RATE,
+      connections: Number(args.connections),
+    },
+  });
+  const { returned, sendSeconds } = await new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const returnedAt = new Map();
+  const refused = new Map();
+  let measuredFrom = Number.POSITIVE_INFINITY; // when the first measured transaction returned
+  for (const [i, t, hash, err] of returned) {
+    if (err) refused.set(err, (refused.get(err) ?? 0) + 1);
+    else if (i >= SKIP) {
+      returnedAt.set(hash ?? hashes[i], t);
+      measuredFrom = Math.min(measuredFrom, t);
+    }
+  }
+  const deadline = now() + 15_000;
+  while ([...returnedAt.keys()].some((h) => !seenAt.has(h)) && now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 2500)); // one more block for the interval figures
+  clearInterval(rssTimer);
+  fb.close();
+
+  const metrics = await (await fetch(`${node.url}/metrics`)).text();
+  await node.stop();
+
+  const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+  const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+  const lat = [];
+  for (const [h, t] of returnedAt) if (seenAt.has(h)) lat.push(Math.max(0, seenAt.get(h) - t));
+  lat.sort((a, b) => a - b);
+  // The interval is between consecutive pre-confirmations (index >= 1), across block
+  // boundaries too: the last of block n and the first of block n+1 are one interval apart. Index 0
+  // (the next block opened, no transactions) follows the seal; its lag is the seal's figure.
+  const gaps = [];
+  const blockStarts = [];
+  const sealLag = [];
+  let prev;
+  let last;
+  for (let i = 0; i < flashblocks.length; i++) {
+    const b = flashblocks[i];
+    if (b.at < measuredFrom) continue;
+    if (b.index === 0) {
+      blockStarts.push(b.at);
+      if (last && last.block === b.block - 1) sealLag.push(b.at - last.at);
+    } else {
+      const contiguous =
+        prev &&
+        ((b.block === prev.block && b.index === prev.index + 1) ||
+          (b.block === prev.block + 1 && b.index === 1));
+      if (contiguous) gaps.push(b.at - prev.at);
+      prev = b;
+    }
+    last = b;
+  }
+  sealLag.sort((a, b) => a - b);
+  const dev = gaps.map((g) => Math.abs(g - INTERVAL)).sort((a, b) => a - b);
+  gaps.sort((a, b) => a - b);
+  const blockGaps = blockStarts.slice(1).map((t, i) => t - blockStarts[i]);
+  const late = blockGaps.filter((g) => g > 2000 + INTERVAL).length;
+  const perBlock = new Map();
+  for (const x of flashblocks) perBlock.set(x.block, Math.max(perBlock.get(x.block) ?? 0, x.index));
+  const whole = [...perBlock.values()].slice(1, -1);
+  const metric = (name) => Number(metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+  const sealMean = (metric('wharf_seal_seconds_sum') / metric('wharf_seal_seconds_count')) * 1000;
+  const afterMinute = rss.filter((r) => r.t >= 60 + WARMUP);
+  const growth =
+    afterMinute.length > 1 ? afterMinute[afterMinute.length - 1].mb / afterMinute[0].mb - 1 : Number.NaN;
+
+  if (refused.size) console.log('refused:', Object.fromEntries(refused));
+  const lines = [
+    `${N - SKIP} transfers offered at ${RATE}/s for ${SECONDS} s after ${WARMUP} s of warm-up, from ${SENDERS} senders (all sent in ${sendSeconds.toFixed(1)} s); ${returnedAt.size} accepted, ${lat.length} pre-confirmed`,
+    `submit-to-pending: p50 ${f(pct(lat, 50))} ms, p99 ${f(pct(lat, 99))} ms, max ${f(lat[lat.length - 1])} ms`,
+    `flashblock interval: p50 ${f(pct(gaps, 50))} ms, p99 ${f(pct(gaps, 99))} ms; deviation from ${INTERVAL} ms: p50 ${f(pct(dev, 50))} ms, p99 ${f(pct(dev, 99))} ms`,
+    `flashblocks per block: ${whole.length ? `${Math.min(...whole)}..${Math.max(...whole)}` : 'n/a'} over ${whole.length} whole blocks`,
+    `blocks: interval max ${f(Math.max(...blockGaps))} ms, late (> ${2000 + INTERVAL} ms) ${late} of ${blockGaps.length}; seal mean ${f(sealMean)} ms (node), last flashblock to next block's index 0 p50 ${f(pct(sealLag, 50))} ms, p99 ${f(pct(sealLag, 99))} ms`,
+    `node RSS: idle ${f(rss[0].mb)} MB, max ${f(Math.max(...rss.map((r) => r.mb)))} MB, end ${f(rss[rss.length - 1].mb)} MB` +
+      (afterMinute.length > 1
+        ? `; after the first minute ${f(afterMinute[0].mb)} -> ${f(afterMinute[afterMinute.length - 1].mb)} MB (${(growth * 100).toFixed(1)}%)`
+        : ''),
+  ];
+  const perMinute = rss.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(rss[i - 1].t / 60));
+  if (perMinute.length) lines.push(`node RSS each minute: ${perMinute.map((r) => f(r.mb)).join(', ')} MB`);
+  for (const l of lines) console.log(l);
+  const out = path.join(import.meta.dirname, 'results');
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(
+    path.join(out, `preconf-${Date.now()}.json`),
+    JSON.stringify(
+      {
+        rate: RATE,
+        seconds: SECONDS,
+        senders: SENDERS,
+        submitToPendingMs: { p50: pct(lat, 50), p99: pct(lat, 99) },
+        flashblockDeviationMs: { p50: pct(dev, 50), p99: pct(dev, 99) },
+        lateBlocks: late,
+        sealMeanMs: sealMean,
+        rssMb: rss,
+      },
+      null,
+      2,
+    ),
+  );
+}

@@ -1,0 +1,130 @@
+// The chain store writes each sealed block behind the head: what writeBlock was given is
+// readable at once (an in-memory overlay), blocks land in order, and a failed batch stops
+// every later one instead of leaving a gap.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keys } from '../src/storage/keys.js';
+import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { tempDir } from './node-helpers.js';
+
+const dirs: string[] = [];
+const restore: (() => void)[] = [];
+afterEach(() => {
+  for (const r of restore.splice(0)) r();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** Holds every chained batch's write until `release()` (or fails it with `fail`). */
+function holdWrites(): { release: () => void; fail: (e: Error) => void } {
+  const proto = ClassicLevel.prototype as unknown as {
+    _chainedBatch: () => { write: (...a: unknown[]) => Promise<void> };
+  };
+  const original = proto._chainedBatch;
+  let release!: () => void;
+  let fail!: (e: Error) => void;
+  const gate = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  gate.catch(() => {});
+  proto._chainedBatch = function (this: unknown) {
+    const batch = original.call(this);
+    const write = batch.write.bind(batch);
+    batch.write = (...args: unknown[]) => gate.then(() => write(...args));
+    return batch;
+  };
+  restore.push(() => {
+    proto._chainedBatch = original;
+  });
+  return { release, fail };
+}
+
+const b = (n: number, len = 32) => new Uint8Array(len).fill(n);
+/** LevelDB answers Buffers, the overlay the arrays it was given: compare bytes. */
+const u = (x: Uint8Array | undefined) => (x === undefined ? undefined : Uint8Array.from(x));
+const loc = (x: { blockHash: Uint8Array; index: number } | undefined) =>
+  x && { ...x, blockHash: u(x.blockHash) };
+const addr = b(0xaa, 20);
+
+function block(n: number, extra: Partial<BlockWrite> = {}): BlockWrite {
+  return {
+    hash: b(n),
+    number: BigInt(n),
+    rlp: Uint8Array.of(0xc0, n),
+    receipts: Uint8Array.of(0xc1, n),
+    senders: b(n, 20),
+    txHashes: [b(100 + n)],
+    accounts: new Map([['0xaa', { address: addr, rlp: Uint8Array.of(n) }]]),
+    clearedStorage: [],
+    storage: [{ address: addr, slot: b(1), value: Uint8Array.of(n) }],
+    code: [],
+    nodes: [[b(200 + n), Uint8Array.of(0xc2, n)]],
+    ...extra,
+  };
+}
+
+async function open(): Promise<{ store: ChainStore; dir: string }> {
+  const dir = path.join(tempDir('wharf-store-'), 'chain');
+  dirs.push(path.dirname(dir));
+  return { store: await ChainStore.open(dir), dir };
+}
+
+describe('ChainStore write-behind', () => {
+  it('serves a block before its batch lands, and from disk after', async () => {
+    const { store, dir } = await open();
+    const gate = holdWrites();
+    const durable = store.writeBlock(block(1));
+    let landed = false;
+    durable.then(() => {
+      landed = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(landed).toBe(false);
+    expect(u(await store.get(keys.head))).toEqual(b(1));
+    expect(u(await store.hashByNumber(1n))).toEqual(b(1));
+    expect(loc(await store.txLocation(b(101)))).toEqual({ blockHash: b(1), index: 0 });
+    expect((await store.getTrieNodes([b(201), b(9)])).map(u)).toEqual([Uint8Array.of(0xc2, 1), undefined]);
+    expect(u(await store.get(keys.storage(addr, b(1))))).toEqual(Uint8Array.of(1));
+
+    gate.release();
+    await durable;
+    await store.close();
+    const again = await ChainStore.open(dir);
+    expect(u(await again.get(keys.head))).toEqual(b(1));
+    expect(loc(await again.txLocation(b(101)))).toEqual({ blockHash: b(1), index: 0 });
+    expect(u(await again.get(keys.storage(addr, b(1))))).toEqual(Uint8Array.of(1));
+    await again.close();
+  });
+
+  it('a later unwritten block wins; clearing an account hides its older slots at once', async () => {
+    const { store } = await open();
+    const gate = holdWrites();
+    const one = store.writeBlock(
+      block(1, { storage: [{ address: addr, slot: b(2), value: Uint8Array.of(7) }] }),
+    );
+    const two = store.writeBlock(block(2, { clearedStorage: [addr], storage: [] }));
+    expect(u(await store.get(keys.head))).toEqual(b(2));
+    // Block 2 cleared the account's storage: block 1's slot is gone though neither is on disk.
+    expect(u(await store.get(keys.storage(addr, b(2))))).toBeUndefined();
+    gate.release();
+    await Promise.all([one, two]);
+    expect(u(await store.get(keys.storage(addr, b(2))))).toBeUndefined();
+    expect(u(await store.get(keys.head))).toEqual(b(2));
+    await store.close();
+  });
+
+  it('after a failed batch, nothing later is written and flushed() says why', async () => {
+    const { store } = await open();
+    const gate = holdWrites();
+    const one = store.writeBlock(block(1));
+    const two = store.writeBlock(block(2));
+    gate.fail(new Error('disk full'));
+    await expect(one).rejects.toThrow('writing block 1 failed: disk full');
+    await expect(two).rejects.toThrow('writing block 1 failed');
+    await expect(store.writeBlock(block(3))).rejects.toThrow('writing block 1 failed');
+    await expect(store.flushed()).rejects.toThrow('disk full');
+    await store.close();
+  });
+});
