@@ -66,6 +66,43 @@ async function signTransfers(url, senders, perSender, to) {
   return raws;
 }
 
+/**
+ * JSON-RPC batches of `batch` transactions over `concurrency` connections, in order within each
+ * connection's share: the client stays cheaper than any node it measures (one request per
+ * transaction from this process tops out near 1,000-1,500/s, whoever answers).
+ */
+async function sendBatches(url, raws, { batch = 100, concurrency = 4 } = {}) {
+  let next = 0;
+  let refused = 0;
+  let firstError;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < raws.length) {
+        const chunk = raws.slice(next, next + batch);
+        next += chunk.length;
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(
+            chunk.map((raw, i) => ({
+              jsonrpc: '2.0',
+              id: i,
+              method: 'eth_sendRawTransaction',
+              params: [raw],
+            })),
+          ),
+        }).then((r) => r.json());
+        for (const r of Array.isArray(res) ? res : [res])
+          if (r.error) {
+            refused++;
+            firstError ??= r.error.message;
+          }
+      }
+    }),
+  );
+  return { refused, firstError };
+}
+
 async function sendAll(url, raws, concurrency = 16) {
   let i = 0;
   let refused = 0;
@@ -205,7 +242,7 @@ async function mine() {
       const raws = await signTransfers(url, senders, 20);
       const startBlock = BigInt(await rpc(url, 'eth_blockNumber'));
       const t0 = performance.now();
-      const { refused, firstError } = await sendAll(url, raws);
+      const { refused, firstError } = await sendBatches(url, raws);
       const accepted = raws.length - refused;
       const acceptSeconds = (performance.now() - t0) / 1000;
       let mined = 0;
@@ -231,7 +268,9 @@ async function mine() {
     });
   }
   results.mine = rows;
-  console.log(`\n2,000 signed transfers, 1 s blocks\n${table(rows, Object.keys(rows[0]))}`);
+  console.log(
+    `\n2,000 signed transfers, 1 s blocks (sent as JSON-RPC batches of 100 over 4 connections)\n${table(rows, Object.keys(rows[0]))}`,
+  );
   ratios(rows, 'mined/s');
 }
 

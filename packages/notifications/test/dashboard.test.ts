@@ -425,9 +425,13 @@ describe.each(backends)('dashboard API on $name', (backend) => {
     const pa = (
       await call('POST', `${BASE}/projects`, a, { name: 'A1', app_url: 'https://a1.example' })
     ).json();
+    // Projects list in creation order (milliseconds, then id): keep the three apart in time.
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    await tick();
     const pb = (
       await call('POST', `${BASE}/projects`, b, { name: 'B1', app_url: 'http://localhost:5173/' })
     ).json();
+    await tick();
     // What `wharf project create --owner ADDRESS` does (the same Admin operation, lower-case owner).
     const cli = await admin.createProject({
       name: 'A2',
