@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import { generateSiweNonce } from 'viem/siwe';
 import type { SessionsRepository } from '../db/repositories/sessions.js';
-import { invalid, ServiceError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { hashSecret } from './apiKeys.js';
-import { checkSignInMessage, type SignatureVerifier, verifySignature } from './siwe.js';
+import { acceptSignIn, type SignatureVerifier } from './siwe.js';
 
 export interface DeveloperSessionDeps {
   sessions: SessionsRepository;
@@ -50,18 +50,7 @@ export async function signInDeveloper(
   body: unknown,
   host: string,
 ): Promise<{ token: string; address: string; expiresAt: string }> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw invalid('body', 'must be a JSON object');
-  const { message, signature } = body as Record<string, unknown>;
-  if (typeof message !== 'string' || message === '')
-    throw invalid('message', 'is required (an EIP-4361 message)');
-  if (typeof signature !== 'string' || signature === '') throw invalid('signature', 'is required');
-  const now = deps.clock();
-  const parsed = checkSignInMessage({ message, signature, host, chainId: deps.chainId, now });
-  await verifySignature(deps.verifier, parsed, message, signature);
-  if (!(await deps.sessions.consumeNonce(parsed.nonce, now))) {
-    throw new ServiceError('SESSION_INVALID', 'sign-in failed: the nonce is unknown, used or expired');
-  }
+  const { parsed, now } = await acceptSignIn(deps, body, host);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + Math.min(deps.sessionTtlMs, developerSessionMaxTtlMs);
   const address = getAddress(parsed.address.toLowerCase());

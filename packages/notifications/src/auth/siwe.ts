@@ -6,7 +6,7 @@
  */
 import { createPublicClient, type Hex, http, verifyMessage } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
-import { ServiceError } from '../errors.js';
+import { invalid, ServiceError } from '../errors.js';
 
 export interface SignInCheck {
   message: string;
@@ -84,4 +84,38 @@ export async function verifySignature(
   if (!/^0x[0-9a-fA-F]*$/.test(signature)) throw reject('signature must be 0x-prefixed hex');
   const ok = await verifier({ address: parsed.address as Hex, message, signature: signature as Hex });
   if (!ok) throw reject(`the signature is not ${parsed.address}'s`);
+}
+
+/** What `acceptSignIn` needs: the verifier, the chain the message must name, nonces, a clock. */
+export interface SignInDeps {
+  verifier: SignatureVerifier;
+  chainId: number;
+  clock: () => number;
+  sessions: { consumeNonce(nonce: string, now: number): Promise<boolean> };
+}
+
+/**
+ * The whole sign-in check shared by the app's users and the dashboard's developers: the body
+ * (`message`, an EIP-4361 message for `host`, and its `signature`), the signature (EOA or
+ * ERC-1271), then the nonce, consumed once. Returns the signer and the time of the check; the
+ * caller opens its own kind of session.
+ */
+export async function acceptSignIn(
+  deps: SignInDeps,
+  body: unknown,
+  host: string,
+): Promise<{ parsed: ParsedSignIn; now: number }> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('body', 'must be a JSON object');
+  const { message, signature } = body as Record<string, unknown>;
+  if (typeof message !== 'string' || message === '')
+    throw invalid('message', 'is required (an EIP-4361 message)');
+  if (typeof signature !== 'string' || signature === '') throw invalid('signature', 'is required');
+  const now = deps.clock();
+  const parsed = checkSignInMessage({ message, signature, host, chainId: deps.chainId, now });
+  await verifySignature(deps.verifier, parsed, message, signature);
+  if (!(await deps.sessions.consumeNonce(parsed.nonce, now))) {
+    throw new ServiceError('SESSION_INVALID', 'sign-in failed: the nonce is unknown, used or expired');
+  }
+  return { parsed, now };
 }

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateSiweNonce } from 'viem/siwe';
 import { hashSecret } from '../auth/apiKeys.js';
-import { checkSignInMessage, type SignatureVerifier, verifySignature } from '../auth/siwe.js';
+import { acceptSignIn, type SignatureVerifier } from '../auth/siwe.js';
 import type { InboxRepository } from '../db/repositories/inbox.js';
 import type { ProjectsRepository } from '../db/repositories/projects.js';
 import type { SessionsRepository } from '../db/repositories/sessions.js';
@@ -72,17 +72,7 @@ export async function signIn(
   body: unknown,
   host: string,
 ): Promise<{ token: string; address: string; expiresAt: string }> {
-  const source = objectBody(body);
-  const { message, signature } = source;
-  if (typeof message !== 'string' || message === '')
-    throw invalid('message', 'is required (an EIP-4361 message)');
-  if (typeof signature !== 'string' || signature === '') throw invalid('signature', 'is required');
-  const now = deps.clock();
-  const parsed = checkSignInMessage({ message, signature, host, chainId: deps.chainId, now });
-  await verifySignature(deps.verifier, parsed, message, signature);
-  if (!(await deps.sessions.consumeNonce(parsed.nonce, now))) {
-    throw new ServiceError('SESSION_INVALID', 'sign-in failed: the nonce is unknown, used or expired');
-  }
+  const { parsed, now } = await acceptSignIn(deps, body, host);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + deps.sessionTtlMs;
   await deps.sessions.addSession(hashSecret(token), parsed.address, now, expiresAt);
