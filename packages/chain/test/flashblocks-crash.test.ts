@@ -5,52 +5,21 @@
  * every block must begin with exactly what the stream showed for it, in order, with no
  * transaction twice anywhere in the chain.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { keccak256, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { rpc, tempDir } from './node-helpers.js';
+import { DEV_KEYS, killChildNodes, rpc, startChildNode, tempDir } from './node-helpers.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const KEYS = [
-  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
-  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-] as const;
+const KEYS = DEV_KEYS;
 const KILLS = 20;
 
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
+  killChildNodes();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-
-function startChild(
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string; wsUrl: string }> {
-  const child = spawn(process.execPath, [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, '1'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      if (!buf.includes('\n')) return;
-      const url = JSON.parse(buf.split('\n')[0]).url as string;
-      resolve({ child, url, wsUrl: url.replace('http://', 'ws://') });
-    });
-    child.on('exit', (code, signal) => reject(new Error(`child exited with ${code ?? signal}`)));
-  });
-}
 
 describe('flashblocks durability under load', () => {
   it(`loses nothing pre-confirmed and repeats nothing across ${KILLS} kill -9 at random points`, async () => {
@@ -65,7 +34,7 @@ describe('flashblocks durability under load', () => {
     let interrupted = 0;
 
     for (let round = 0; round < KILLS; round++) {
-      const node = await startChild(dataDir);
+      const node = await startChildNode(dataDir, 1);
       const ws = new WebSocket(`${node.wsUrl}/flashblocks`);
       let last: { block: number; index: number } | undefined;
       const gaps: string[] = [];
@@ -120,7 +89,7 @@ describe('flashblocks durability under load', () => {
     }
 
     // A last start finishes the interrupted block; then compare with what the stream showed.
-    const node = await startChild(dataDir);
+    const node = await startChildNode(dataDir, 1);
     const head = Number(await rpc(node.url, 'eth_blockNumber'));
     const seen = new Set<string>();
     let total = 0;
@@ -152,7 +121,7 @@ describe('flashblocks durability under load', () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     // Every block's LevelDB batch lands 3 s after its seal: the head runs ahead of the disk.
-    const node = await startChild(dataDir, { WHARF_TEST_SLOW_WRITES_MS: '3000' });
+    const node = await startChildNode(dataDir, 1, { WHARF_TEST_SLOW_WRITES_MS: '3000' });
     const [a, b] = KEYS.map((k) => privateKeyToAccount(k));
     const transfer = (acc: typeof a) =>
       acc.signTransaction({
@@ -182,7 +151,7 @@ describe('flashblocks durability under load', () => {
     node.child.kill('SIGKILL');
     await new Promise((r) => node.child.once('exit', r));
 
-    const again = await startChild(dataDir);
+    const again = await startChildNode(dataDir, 1);
     const block = await rpc(again.url, 'eth_getBlockByNumber', [sealed.blockNumber, false]);
     expect(block.hash).toBe(sealed.blockHash);
     expect(block.transactions).toEqual([h1]);

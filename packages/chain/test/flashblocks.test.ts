@@ -4,17 +4,22 @@
  * newFlashblocks subscription and the /flashblocks stream (Base's FlashblocksPayloadV1 shape)
  * deliver indexes 0..n; after kill -9 the restarted node seals what was pre-confirmed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { keccak256, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { rpc, startTestNode, type TestNode, tempDir, waitFor } from './node-helpers.js';
+import {
+  DEV_KEYS,
+  killChildNodes,
+  rpc,
+  startChildNode,
+  startTestNode,
+  type TestNode,
+  tempDir,
+  waitFor,
+} from './node-helpers.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const TO = '0x00000000000000000000000000000000000f1a54';
 const chain = {
   id: 31337,
@@ -23,13 +28,7 @@ const chain = {
   rpcUrls: { default: { http: ['http://127.0.0.1'] } },
 } as const;
 
-/** Dev account private keys (m/44'/60'/0'/0/i of the test mnemonic). */
-const KEYS = [
-  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
-  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-] as const;
+const KEYS = DEV_KEYS;
 
 async function signTransfer(
   key: (typeof KEYS)[number],
@@ -273,37 +272,17 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
 });
 
 describe('flashblocks durability (kill -9 of a child node)', () => {
-  const children: ChildProcess[] = [];
   const dirs: string[] = [];
   afterEach(() => {
-    for (const c of children.splice(0)) c.kill('SIGKILL');
+    killChildNodes();
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   });
-
-  function startChild(dataDir: string, blockTime: number): Promise<{ child: ChildProcess; url: string }> {
-    const child = spawn(
-      process.execPath,
-      [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, String(blockTime)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let buf = '';
-      child.stdout!.on('data', (d) => {
-        buf += d;
-        if (buf.includes('\n')) resolve({ child, url: JSON.parse(buf.split('\n')[0]).url });
-      });
-      child.on('exit', (code) => reject(new Error(`child exited with ${code}`)));
-    });
-  }
 
   it('seals every pre-confirmed transaction, in order, after kill -9 and a restart', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     // A long block time: the kill lands well before the seal.
-    const first = await startChild(dataDir, 6);
+    const first = await startChildNode(dataDir, 6);
     const hashes: string[] = [];
     for (const [i, key] of KEYS.entries()) {
       hashes.push(await rpc(first.url, 'eth_sendRawTransaction', [await signTransfer(key, 0)]));
@@ -319,7 +298,7 @@ describe('flashblocks durability (kill -9 of a child node)', () => {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
 
-    const second = await startChild(dataDir, 6);
+    const second = await startChildNode(dataDir, 6);
     // The interrupted block was finished at start-up.
     expect(BigInt(await rpc(second.url, 'eth_blockNumber'))).toBe(BigInt(latestBefore) + 1n);
     const sealed = await rpc(second.url, 'eth_getBlockByNumber', [receipt.blockNumber, false]);

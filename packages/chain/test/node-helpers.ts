@@ -1,7 +1,9 @@
 /** Starts a chain node on 127.0.0.1:0 in a temporary data dir; stop() closes it and removes the dir. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type ChainNode,
   type ChainNodeOptions,
@@ -74,4 +76,52 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null>, timeou
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Dev account private keys (m/44'/60'/0'/0/i of the test mnemonic), the first four. */
+export const DEV_KEYS = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+] as const;
+
+export interface ChildNode {
+  child: ChildProcess;
+  url: string;
+  wsUrl: string;
+}
+
+const childNodes: ChildProcess[] = [];
+
+/**
+ * A chain node in its own process (fixtures-node/child-node.mjs, the built package), for tests
+ * that kill -9 it. `env` adds variables (faults such as WHARF_TEST_SLOW_WRITES_MS).
+ * killChildNodes() (in afterEach) kills whatever is still running.
+ */
+export function startChildNode(
+  dataDir: string,
+  blockTime = 0,
+  env: Record<string, string> = {},
+): Promise<ChildNode> {
+  const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures-node/child-node.mjs');
+  const child = spawn(process.execPath, [fixture, dataDir, String(blockTime)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  childNodes.push(child);
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      if (!buf.includes('\n')) return;
+      const url = JSON.parse(buf.split('\n')[0]).url as string;
+      resolve({ child, url, wsUrl: url.replace('http://', 'ws://') });
+    });
+    child.on('exit', (code, signal) => reject(new Error(`child exited with ${code ?? signal}`)));
+  });
+}
+
+export function killChildNodes(): void {
+  for (const c of childNodes.splice(0)) c.kill('SIGKILL');
 }

@@ -2,45 +2,28 @@
  * Durability: a clean restart and a kill -9 keep every sealed block and its state (each seal is
  * one atomic LevelDB batch).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rpc, startTestNode, tempDir, waitFor } from './node-helpers.js';
+import {
+  DEV_KEYS,
+  killChildNodes,
+  rpc,
+  startChildNode,
+  startTestNode,
+  tempDir,
+  waitFor,
+} from './node-helpers.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
+  killChildNodes();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function startChild(dataDir: string, blockTime = 0): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(here, 'fixtures-node/child-node.mjs'), dataDir, String(blockTime)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const line = buf.split('\n')[0];
-      if (buf.includes('\n')) resolve({ child, url: JSON.parse(line).url });
-    });
-    child.on('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
-}
-
-const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const KEY = DEV_KEYS[0];
 
 async function sendTransfers(url: string, count: number, startNonce: number): Promise<void> {
   const account = privateKeyToAccount(KEY);
@@ -102,7 +85,7 @@ describe('restart', () => {
   it('survives kill -9 in the middle of sealing: every block seen before the kill is still there', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
-    const first = await startChild(dataDir);
+    const first = await startChildNode(dataDir);
     await sendTransfers(first.url, 20, 0);
     const seen = await waitFor(async () => {
       const n = Number(await rpc(first.url, 'eth_blockNumber'));
@@ -112,7 +95,7 @@ describe('restart', () => {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
 
-    const second = await startChild(dataDir);
+    const second = await startChildNode(dataDir);
     const head = Number(await rpc(second.url, 'eth_blockNumber'));
     expect(head).toBeGreaterThanOrEqual(seen);
     expect(await rpc(second.url, 'eth_getBlockByNumber', [`0x${seen.toString(16)}`, false])).toEqual(

@@ -12,6 +12,7 @@ import { computeStateRoot } from '../src/state/stateRoot.js';
 import { EMPTY_ROOT } from '../src/state/trieAdapter.js';
 import { TrieStateReader } from '../src/state/trieState.js';
 import { MemoryNodeStore } from '../src/trie/index.js';
+import { rng } from './rng.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const nothing: StateReader = {
@@ -19,17 +20,6 @@ const nothing: StateReader = {
   readStorage: async () => new Uint8Array(0),
   readCode: async () => new Uint8Array(0),
 };
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Op = (s: JournaledState) => Promise<void>;
 

@@ -14,18 +14,7 @@ import {
   orderedTrieRoot,
   TrieError,
 } from '../src/trie/index.js';
-
-/** A small deterministic PRNG (mulberry32) so that a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './rng.js';
 
 const hex = (b: Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('hex') : String(b));
 

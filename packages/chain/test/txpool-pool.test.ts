@@ -2,48 +2,29 @@
  * The pool's behaviour: replacement, nonce gaps and promotion, limits and eviction, the builder's
  * view (best / onIncluded / onRejected), pendingNonce, status/content and listeners.
  */
-import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { type Hex, hexToBytes, toHex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, test } from 'vitest';
 import {
   createTxPool,
-  nativeEcrecover,
-  type PoolStateReader,
   type PoolTransaction,
   type TxPool,
   type TxPoolConfig,
   TxPoolError,
 } from '../src/txpool/index.js';
+import {
+  CHAIN_ID,
+  common,
+  ETHER,
+  FakeState,
+  GWEI,
+  RECIPIENT,
+  type Signer,
+  signer,
+} from './txpool-helpers.js';
 
-const CHAIN_ID = 31337;
-const ETHER = 10n ** 18n;
-const GWEI = 10n ** 9n;
-const common = createCustomCommon({ chainId: CHAIN_ID }, Mainnet, {
-  hardfork: Hardfork.Prague,
-  customCrypto: { ecrecover: nativeEcrecover },
-});
-const RECIPIENT = '0x00000000000000000000000000000000000000aa' as const;
-const accounts = Array.from({ length: 8 }, (_, i) =>
-  privateKeyToAccount(`0x${(i + 1).toString(16).padStart(64, '0')}`),
-);
+const accounts = Array.from({ length: 8 }, (_, i) => signer(i));
 const [alice, bob, carol, dave, erin] = accounts;
-type Signer = typeof alice;
 const addr = (s: Signer): Hex => s.address.toLowerCase() as Hex;
-
-class FakeState implements PoolStateReader {
-  nonces = new Map<string, bigint>();
-  balances = new Map<string, bigint>();
-  async getNonce(address: Hex): Promise<bigint> {
-    return this.nonces.get(address.toLowerCase()) ?? 0n;
-  }
-  async getBalance(address: Hex): Promise<bigint> {
-    return this.balances.get(address.toLowerCase()) ?? 1000n * ETHER;
-  }
-  setNonce(s: Signer, nonce: bigint): void {
-    this.nonces.set(addr(s), nonce);
-  }
-}
 
 let state: FakeState;
 let baseFee: bigint;
@@ -62,7 +43,7 @@ function makePool(overrides: Partial<TxPoolConfig> = {}): TxPool {
 }
 
 beforeEach(() => {
-  state = new FakeState();
+  state = new FakeState(1000n * ETHER);
   baseFee = 1n;
   clock = 1_000;
   pool = makePool();

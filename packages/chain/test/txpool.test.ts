@@ -3,48 +3,26 @@
  * Transactions are signed by viem (or, where viem refuses to sign a malformed one, by a raw
  * RLP encoder below); the account state is a fake (the pool's state is not under test).
  */
-import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { type Hex, hexToBytes, keccak256, toHex } from 'viem';
-import { privateKeyToAccount, sign } from 'viem/accounts';
+import { sign } from 'viem/accounts';
 import { beforeEach, describe, expect, test } from 'vitest';
-import {
-  createTxPool,
-  nativeEcrecover,
-  type PoolStateReader,
-  type TxPool,
-  type TxPoolConfig,
-  TxPoolError,
-} from '../src/txpool/index.js';
+import { createTxPool, type TxPool, type TxPoolConfig, TxPoolError } from '../src/txpool/index.js';
 import { formatEther2 } from '../src/txpool/feeCap.js';
+import {
+  CHAIN_ID,
+  common,
+  ETHER,
+  FakeState,
+  GWEI,
+  keyOf,
+  RECIPIENT,
+  type Signer,
+  signer,
+} from './txpool-helpers.js';
 
-const CHAIN_ID = 31337;
-const ETHER = 10n ** 18n;
-const GWEI = 10n ** 9n;
-const common = createCustomCommon({ chainId: CHAIN_ID }, Mainnet, {
-  hardfork: Hardfork.Prague,
-  customCrypto: { ecrecover: nativeEcrecover },
-});
-
-const keyOf = (i: number): Hex => `0x${(i + 1).toString(16).padStart(64, '0')}`;
-const alice = privateKeyToAccount(keyOf(0));
-const bob = privateKeyToAccount(keyOf(1));
-const RECIPIENT = '0x00000000000000000000000000000000000000aa' as const;
-
-class FakeState implements PoolStateReader {
-  nonces = new Map<string, bigint>();
-  balances = new Map<string, bigint>();
-  async getNonce(address: Hex): Promise<bigint> {
-    return this.nonces.get(address.toLowerCase()) ?? 0n;
-  }
-  async getBalance(address: Hex): Promise<bigint> {
-    return this.balances.get(address.toLowerCase()) ?? 0n;
-  }
-  set(address: Hex, nonce: bigint, balance: bigint): void {
-    this.nonces.set(address.toLowerCase(), nonce);
-    this.balances.set(address.toLowerCase(), balance);
-  }
-}
+const alice = signer(0);
+const bob = signer(1);
 
 let state: FakeState;
 let baseFee: bigint;
@@ -68,7 +46,6 @@ beforeEach(() => {
   pool = makePool();
 });
 
-type Signer = typeof alice;
 interface Fields {
   nonce?: number;
   gas?: bigint;

@@ -2,6 +2,7 @@
  * The client API of the platform app (design: Client API). Every call but the two auth ones
  * carries the bearer token from Sign-In with Ethereum.
  */
+import type { PinnedApp, PlatformNotification } from '@wharf/sdk';
 import { bearer, requestJson } from './http.js';
 
 export interface CatalogApp {
@@ -9,21 +10,10 @@ export interface CatalogApp {
   name: string;
 }
 
-export interface PinnedApp {
-  appUrl: string;
-  notificationsEnabled: boolean;
-  pinnedAt: string;
-}
+/** The wire shapes are the SDK's (one definition for the app and every other client). */
+export type { PinnedApp } from '@wharf/sdk';
 
-export interface InboxNotification {
-  id: string;
-  appUrl: string;
-  title: string;
-  message: string;
-  targetPath: string | null;
-  createdAt: string;
-  readAt: string | null;
-}
+export type InboxNotification = PlatformNotification;
 
 export interface InboxPage {
   notifications: InboxNotification[];

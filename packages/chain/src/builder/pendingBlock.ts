@@ -75,7 +75,11 @@ export class PendingBlock {
   private gasUsed = 0n;
   /** Gas of the published transactions only (the snapshot's header). */
   private publishedGas = 0n;
-  /** Cumulative diff of the published layers over the flat state (copy-on-write per slot map). */
+  /**
+   * Storage and code the published layers changed, for the seal's flat-state write (copy-on-write
+   * per slot map). Accounts are not kept here: the IncrementalStateRoot holds them, with their
+   * storage roots.
+   */
   private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
   /** The header's roots and bloom, advanced by each publish over what it added only. */
   private readonly stateRoot: IncrementalStateRoot;
@@ -306,7 +310,6 @@ export class PendingBlock {
 
   /** Folds a frozen layer's diff into `merged` (own copies of slot maps: layers stay intact). */
   private fold(d: StateDiff): void {
-    for (const [k, a] of d.accounts) this.merged.accounts.set(k, a);
     for (const [h, c] of d.code) this.merged.code.set(h, c);
     for (const [k, o] of d.storage) {
       const have = this.merged.storage.get(k);

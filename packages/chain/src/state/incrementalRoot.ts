@@ -7,14 +7,13 @@
  *
  *   parent root ─ apply(layer 1) ─> root 1 ─ apply(layer 2) ─> root 2 ... ─ finish() ─> RootResult
  */
-import { RLP } from '@ethereumjs/rlp';
 import type { Account } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
 import { copyAccount } from './flatState.js';
 import type { StateDiff } from './journaledState.js';
-import type { RootResult } from './stateRoot.js';
+import { type RootResult, slotUpdates } from './stateRoot.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
 
@@ -70,12 +69,7 @@ export class IncrementalStateRoot {
         st = openTrie(account.storageRoot, this.store);
         this.storage.set(k, st);
       }
-      if (st && slots?.slots.size) {
-        const slotUpdates: [Uint8Array, Uint8Array][] = [];
-        for (const [slot, value] of slots.slots)
-          slotUpdates.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
-        await st.update(slotUpdates);
-      }
+      if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots));
       if (st) account.storageRoot = st.root();
       this.accounts.set(k, account);
       updates.push([key, account.serialize()]);

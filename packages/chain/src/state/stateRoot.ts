@@ -50,10 +50,7 @@ export async function computeStateRoot(
     const slots = diff.storage.get(k);
     if (slots && (slots.cleared || slots.slots.size > 0)) {
       const st = openTrie(slots.cleared ? EMPTY_ROOT : account.storageRoot, store);
-      const slotUpdates: [Uint8Array, Uint8Array][] = [];
-      for (const [slot, value] of slots.slots)
-        slotUpdates.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
-      await st.update(slotUpdates);
+      await st.update(slotUpdates(slots.slots));
       const c = st.commit();
       account.storageRoot = c.root;
       for (const n of c.nodes) nodes.push(n);
@@ -65,4 +62,12 @@ export async function computeStateRoot(
   const c = trie.commit();
   for (const n of c.nodes) nodes.push(n);
   return { root: c.root, nodes, accounts, trie };
+}
+
+/** A storage diff as trie updates: secure keys, RLP values, an empty value deletes the slot. */
+export function slotUpdates(slots: Map<string, Uint8Array>): [Uint8Array, Uint8Array][] {
+  const out: [Uint8Array, Uint8Array][] = [];
+  for (const [slot, value] of slots)
+    out.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
+  return out;
 }

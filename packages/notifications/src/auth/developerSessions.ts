@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
-import { generateSiweNonce } from 'viem/siwe';
 import type { SessionsRepository } from '../db/repositories/sessions.js';
 import { ServiceError } from '../errors.js';
 import { hashSecret } from './apiKeys.js';
@@ -22,8 +21,6 @@ export interface DeveloperSessionDeps {
   clock: () => number;
 }
 
-/** A nonce lives 5 minutes and is used once (as on the client API). */
-export const developerNonceTtlMs = 5 * 60 * 1000;
 /** The longest a dashboard session lives. */
 export const developerSessionMaxTtlMs = 24 * 60 * 60 * 1000;
 
@@ -36,12 +33,6 @@ export interface DeveloperSession {
 /** The stored form of a dashboard token (domain-separated from client session tokens). */
 export function developerTokenHash(token: string): string {
   return hashSecret(`wharf-dashboard:${token}`);
-}
-
-export async function issueDeveloperNonce(deps: DeveloperSessionDeps): Promise<{ nonce: string }> {
-  const nonce = generateSiweNonce();
-  await deps.sessions.addNonce(nonce, deps.clock() + developerNonceTtlMs);
-  return { nonce };
 }
 
 /** Checks an EIP-4361 message and its signature; answers a dashboard bearer token. */

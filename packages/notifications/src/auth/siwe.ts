@@ -5,7 +5,7 @@
  * EOA's (ecrecover), or, with a chain node configured, a contract wallet's (ERC-1271 / ERC-6492).
  */
 import { createPublicClient, type Hex, http, verifyMessage } from 'viem';
-import { parseSiweMessage } from 'viem/siwe';
+import { generateSiweNonce, parseSiweMessage } from 'viem/siwe';
 import { invalid, ServiceError } from '../errors.js';
 
 export interface SignInCheck {
@@ -86,12 +86,27 @@ export async function verifySignature(
   if (!ok) throw reject(`the signature is not ${parsed.address}'s`);
 }
 
+/** A sign-in nonce lives 5 minutes and is used once (app users and dashboard developers alike). */
+export const signInNonceTtlMs = 5 * 60 * 1000;
+
 /** What `acceptSignIn` needs: the verifier, the chain the message must name, nonces, a clock. */
 export interface SignInDeps {
   verifier: SignatureVerifier;
   chainId: number;
   clock: () => number;
-  sessions: { consumeNonce(nonce: string, now: number): Promise<boolean> };
+  sessions: {
+    addNonce(nonce: string, expiresAt: number): Promise<void>;
+    consumeNonce(nonce: string, now: number): Promise<boolean>;
+  };
+}
+
+/** A fresh nonce for the EIP-4361 message to name (GET .../nonce). */
+export async function issueSignInNonce(
+  deps: Pick<SignInDeps, 'sessions' | 'clock'>,
+): Promise<{ nonce: string }> {
+  const nonce = generateSiweNonce();
+  await deps.sessions.addNonce(nonce, deps.clock() + signInNonceTtlMs);
+  return { nonce };
 }
 
 /**

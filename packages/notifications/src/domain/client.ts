@@ -7,7 +7,6 @@
  *   enable / disable while pinned -> that state; while not pinned -> 409  idempotent
  */
 import { randomBytes } from 'node:crypto';
-import { generateSiweNonce } from 'viem/siwe';
 import { hashSecret } from '../auth/apiKeys.js';
 import { acceptSignIn, type SignatureVerifier } from '../auth/siwe.js';
 import type { InboxRepository } from '../db/repositories/inbox.js';
@@ -28,8 +27,6 @@ export interface ClientDeps {
   sessionTtlMs: number;
   clock: () => number;
 }
-
-export const nonceTtlMs = 5 * 60 * 1000;
 
 /** A notification as the platform app sees it. */
 export interface InboxItem {
@@ -59,12 +56,6 @@ function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalid('body', 'must be a JSON object');
   return body as Record<string, unknown>;
-}
-
-export async function issueNonce(deps: ClientDeps): Promise<{ nonce: string }> {
-  const nonce = generateSiweNonce();
-  await deps.sessions.addNonce(nonce, deps.clock() + nonceTtlMs);
-  return { nonce };
 }
 
 export async function signIn(

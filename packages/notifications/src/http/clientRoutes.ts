@@ -5,6 +5,7 @@
  * for the sign-in routes.
  */
 import { Type } from '@sinclair/typebox';
+import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { InboxRepository } from '../db/repositories/inbox.js';
 import type { LiveFanout } from '../delivery/fanout.js';
@@ -12,7 +13,6 @@ import type { Notification } from '../delivery/path.js';
 import {
   authenticateSession,
   type ClientDeps,
-  issueNonce,
   listInbox,
   markInboxRead,
   pinApp,
@@ -102,7 +102,7 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
         false,
       ),
     },
-    async () => issueNonce(deps),
+    async () => issueSignInNonce(deps),
   );
 
   app.post(

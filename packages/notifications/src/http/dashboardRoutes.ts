@@ -9,12 +9,12 @@
  * (400), then the rules of the operation (403 app URL / whitelist, 409 conflict, 500/503).
  */
 import { Type } from '@sinclair/typebox';
+import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import {
   authenticateDeveloper,
   type DeveloperSession,
   type DeveloperSessionDeps,
-  issueDeveloperNonce,
   signInDeveloper,
   signOutDeveloper,
 } from '../auth/developerSessions.js';
@@ -114,7 +114,7 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         false,
       ),
     },
-    async () => issueDeveloperNonce(sessions),
+    async () => issueSignInNonce(sessions),
   );
 
   app.post(
