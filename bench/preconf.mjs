@@ -3,7 +3,7 @@
  * Pre-confirmations under load (issue: 200 ms pre-confirmations). A wharf node (built CLI,
  * `wharf chain start`, 2 s blocks, 200 ms flashblocks) is offered signed transfers at a steady
  * rate from many senders over JSON-RPC WebSockets, from a worker thread so that sending never
- * delays the clock that timestamps the node's /flashblocks stream. Prints:
+ * delays the clock, and the /flashblocks stream is timestamped in a thread of its own. Prints:
  *   - submit-to-pending: eth_sendRawTransaction returning -> the flashblock carrying it (p50, p99)
  *   - flashblock interval and its deviation from the setting (p50, p99), flashblocks per block
  *   - block interval (index 0 to index 0) and late blocks (a seal more than one flashblock
@@ -22,7 +22,29 @@ import WebSocket from 'ws';
 
 const now = () => performance.timeOrigin + performance.now();
 
-if (!isMainThread) {
+if (!isMainThread && workerData.role === 'receiver') {
+  // The clock: a thread that only timestamps /flashblocks messages, so that nothing the main
+  // thread does (collecting the sender's results, GC) delays an arrival. Hashing is left to the end.
+  const { keccak256 } = await import('viem');
+  const got = []; // [at, index, block, raws]
+  let seen = 0;
+  const fb = new WebSocket(workerData.url);
+  fb.on('message', (d) => {
+    const at = now();
+    const m = JSON.parse(d.toString());
+    got.push([at, m.index, Number(m.metadata.block_number), m.diff.transactions]);
+    seen += m.diff.transactions.length;
+  });
+  fb.once('open', () => parentPort.postMessage({ open: true }));
+  parentPort.on('message', (q) => {
+    if (q === 'seen') return parentPort.postMessage({ seen });
+    fb.close();
+    const seenAt = [];
+    for (const [at, , , raws] of got) for (const raw of raws) seenAt.push([keccak256(raw), at]);
+    parentPort.postMessage({ flashblocks: got.map(([at, index, block]) => ({ at, index, block })), seenAt });
+    parentPort.close();
+  });
+} else if (!isMainThread) {
   // The sender: K connections, transaction i due at start + i / rate, each sender's in nonce order.
   const { wsUrl, raws, rate, connections } = workerData;
   const sockets = await Promise.all(
@@ -56,10 +78,11 @@ if (!isMainThread) {
       `{"jsonrpc":"2.0","id":${i},"method":"eth_sendRawTransaction","params":["${raws[i]}"]}`,
     );
   }
-  const sendSeconds = (now() - t0) / 1000;
+  const sentUntil = now();
+  const sendSeconds = (sentUntil - t0) / 1000;
   await finished;
   for (const ws of sockets) ws.close();
-  parentPort.postMessage({ returned, sendSeconds });
+  parentPort.postMessage({ returned, sendSeconds, sentUntil });
 } else {
   await main();
 }
@@ -151,21 +174,30 @@ async function main() {
     hashes.push(keccak256(raw));
   }
 
-  const seenAt = new Map(); // hash -> arrival of its flashblock
-  const flashblocks = []; // { at, index, block }
-  const fb = new WebSocket(`${node.url.replace('http', 'ws')}/flashblocks`);
-  await new Promise((r) => fb.once('open', r));
-  fb.on('message', (d) => {
-    const at = now();
-    const m = JSON.parse(d.toString());
-    flashblocks.push({ at, index: m.index, block: Number(m.metadata.block_number) });
-    for (const raw of m.diff.transactions) seenAt.set(keccak256(raw), at);
+  const receiver = new Worker(new URL(import.meta.url), {
+    workerData: { role: 'receiver', url: `${node.url.replace('http', 'ws')}/flashblocks` },
   });
+  const ask = (q) =>
+    new Promise((resolve, reject) => {
+      receiver.once('message', resolve);
+      receiver.once('error', reject);
+      if (q) receiver.postMessage(q);
+    });
+  await ask();
 
   await new Promise((r) => setTimeout(r, 2000));
   const rss = [{ t: 0, mb: rssMb() }];
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, mb: rssMb() }), 1000);
+  // The node's own view of its memory and GC (GET /metrics), every 10 s: what grows, and the pauses.
+  const heap = [];
+  const heapTimer = setInterval(async () => {
+    const t = (now() - start) / 1000;
+    try {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      heap.push({ t, ...processFigures(text) });
+    } catch {}
+  }, 10_000);
   process.stderr.write(`offering ${RATE}/s for ${WARMUP} s of warm-up, then ${SECONDS} s measured...\n`);
   const worker = new Worker(new URL(import.meta.url), {
     workerData: {
@@ -175,7 +207,7 @@ async function main() {
       connections: Number(args.connections),
     },
   });
-  const { returned, sendSeconds } = await new Promise((resolve, reject) => {
+  const { returned, sendSeconds, sentUntil } = await new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -189,12 +221,17 @@ async function main() {
       measuredFrom = Math.min(measuredFrom, t);
     }
   }
+  const refusedCount = [...refused.values()].reduce((a, b) => a + b, 0);
   const deadline = now() + 15_000;
-  while ([...returnedAt.keys()].some((h) => !seenAt.has(h)) && now() < deadline)
+  while ((await ask('seen')).seen < returned.length - refusedCount && now() < deadline)
     await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 2500)); // one more block for the interval figures
   clearInterval(rssTimer);
-  fb.close();
+  clearInterval(heapTimer);
+  const collected = await ask('collect');
+  const flashblocks = collected.flashblocks; // { at, index, block }
+  const seenAt = new Map(collected.seenAt); // hash -> arrival of its flashblock
+  if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, JSON.stringify(flashblocks));
 
   const metrics = await (await fetch(`${node.url}/metrics`)).text();
   await node.stop();
@@ -214,7 +251,8 @@ async function main() {
   let last;
   for (let i = 0; i < flashblocks.length; i++) {
     const b = flashblocks[i];
-    if (b.at < measuredFrom) continue;
+    // Intervals are measured under load: from the first measured transaction to the last sent.
+    if (b.at < measuredFrom || b.at > sentUntil) continue;
     if (b.index === 0) {
       blockStarts.push(b.at);
       if (last && last.block === b.block - 1) sealLag.push(b.at - last.at);
@@ -254,6 +292,13 @@ async function main() {
         ? `; after the first minute ${f(afterMinute[0].mb)} -> ${f(afterMinute[afterMinute.length - 1].mb)} MB (${(growth * 100).toFixed(1)}%)`
         : ''),
   ];
+  const heapPerMinute = heap.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(heap[i - 1].t / 60));
+  if (heapPerMinute.length)
+    lines.push(
+      `node heap each minute (used/total/external MB; major GCs, their total ms): ${heapPerMinute
+        .map((r) => `${f(r.heapUsed)}/${f(r.heapTotal)}/${f(r.external)} ${r.majorCount}/${f(r.majorMs)}`)
+        .join(', ')}`,
+    );
   const perMinute = rss.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(rss[i - 1].t / 60));
   if (perMinute.length) lines.push(`node RSS each minute: ${perMinute.map((r) => f(r.mb)).join(', ')} MB`);
   for (const l of lines) console.log(l);
@@ -271,9 +316,24 @@ async function main() {
         lateBlocks: late,
         sealMeanMs: sealMean,
         rssMb: rss,
+        heap,
       },
       null,
       2,
     ),
   );
+}
+
+/** Memory and GC figures from the node's /metrics text (MB, ms). */
+function processFigures(text) {
+  const get = (name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+  const mb = (x) => x / 1024 / 1024;
+  return {
+    heapUsed: mb(get('nodejs_heap_size_used_bytes')),
+    heapTotal: mb(get('nodejs_heap_size_total_bytes')),
+    external: mb(get('nodejs_external_memory_bytes')),
+    majorCount: get('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,
+    majorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000,
+    loopP99Ms: get('nodejs_eventloop_lag_p99_seconds') * 1000,
+  };
 }

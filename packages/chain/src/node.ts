@@ -12,6 +12,7 @@ import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
+import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
@@ -130,6 +131,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
     rpc,
   );
+  const processMetrics = startProcessMetrics();
   let server: Awaited<ReturnType<typeof startRpcServer>>;
   try {
     server = await startRpcServer(
@@ -143,10 +145,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       },
       (path) =>
         path === '/metrics'
-          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() }
+          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
           : undefined,
     );
   } catch (e) {
+    processMetrics.stop();
     await producer.stop();
     await poolJournal.stop();
     await ctx.store.close();
@@ -165,6 +168,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     close: () => {
       closed ??= (async () => {
         await server.close();
+        processMetrics.stop();
         flashblocks.close();
         await producer.stop();
         await poolJournal.stop();

@@ -28,6 +28,8 @@ import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBl
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
 const STAGE_BATCH_MS = 10;
+/** Recent flashblock build times kept to decide how early the next one starts. */
+const BUILD_TIMES_KEPT = 50;
 /** Blocks between two evictions of the warm account trie, and the levels it keeps. */
 const WARM_TRIE_EVICT_EVERY = 4n;
 const WARM_TRIE_KEEP_DEPTH = 3;
@@ -79,8 +81,14 @@ export class BlockProducer {
   private durable: Promise<void> = Promise.resolve();
   /** A flashblock's deadline has passed and its job waits in the queue. */
   private tickDue = false;
-  /** blockTime 0: what `pending` shows while a transaction is executed and sealed at once. */
+  /**
+   * What `pending` shows while the builder is ahead of readers: a flashblock built early and not
+   * yet due, or (blockTime 0) a transaction executed and not yet sealed.
+   */
   private hidden?: PendingSnapshot;
+  /** When the current flashblock's timer fired, and how long recent builds took from there (ms). */
+  private firedAt = 0;
+  private readonly buildTimes: number[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
@@ -202,25 +210,43 @@ export class BlockProducer {
     return run;
   }
 
-  /** Schedules the next flashblock at its absolute deadline in the current block. */
+  /**
+   * Schedules the next flashblock. Its deadline is absolute in the current block; building starts
+   * a little before it (as long as recent builds took) and the result is shown at the deadline,
+   * so that flashblocks follow each other at the interval whatever one costs to build.
+   */
   private arm(): void {
     clearTimeout(this.timer);
     if (this.stopped) return;
     const blockMs = this.opts.blockTime * 1000;
     const nextIndex = this.building.snapshot.index + 1;
-    const at = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
+    const due = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
     this.timer = setTimeout(
       () => {
         this.tickDue = true;
-        this.enqueue(() => this.tick());
+        this.firedAt = this.now();
+        this.enqueue(() => this.tick(due));
       },
-      Math.max(0, at - this.now()),
+      Math.max(0, due - this.lead() - this.now()),
     );
   }
 
-  private async tick(): Promise<void> {
+  /**
+   * How early a flashblock starts: the 90th percentile of recent builds, or the longest of the
+   * last few when load has just risen; at most a quarter interval.
+   */
+  private lead(): number {
+    const times = this.buildTimes;
+    if (!times.length) return 0;
+    const sorted = [...times].sort((a, b) => a - b);
+    const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? 0;
+    const recent = Math.max(...times.slice(-5));
+    return Math.min(this.opts.flashblockInterval / 4, Math.ceil(Math.max(p90, recent)) + 2);
+  }
+
+  private async tick(due: number): Promise<void> {
     this.tickDue = false;
-    await this.flashblock();
+    await this.flashblock(Number.POSITIVE_INFINITY, due);
     const blockMs = this.opts.blockTime * 1000;
     if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
       await this.sealPending();
@@ -304,9 +330,10 @@ export class BlockProducer {
   /**
    * One flashblock: whatever arrived since the last staging pass is staged too (a transaction
    * submitted before the flashblock starts is in it), then the staged transactions go to the
-   * journal and become visible. Returns how many were pre-confirmed.
+   * journal and become visible — at `showAt` if the build finished early. Returns how many were
+   * pre-confirmed.
    */
-  private async flashblock(limit = Number.POSITIVE_INFINITY): Promise<number> {
+  private async flashblock(limit = Number.POSITIVE_INFINITY, showAt?: number): Promise<number> {
     const started = this.now();
     const pool = this.pool;
     const b = this.building;
@@ -327,17 +354,30 @@ export class BlockProducer {
         return 0;
       }
     }
-    const snapshot = await b.publish(index);
-    this.clearStaged();
+    // Readers keep the previous flashblock until this one is due.
+    if (showAt !== undefined) this.hidden = b.snapshot;
+    let snapshot: PendingSnapshot;
+    try {
+      snapshot = await b.publish(index);
+      this.clearStaged();
+      const built = this.now();
+      if (showAt !== undefined) {
+        this.buildTimes.push(built - Math.min(this.firedAt, started));
+        if (this.buildTimes.length > BUILD_TIMES_KEPT) this.buildTimes.shift();
+        if (showAt > built) await new Promise((r) => setTimeout(r, showAt - built));
+      }
+      this.metrics.flashblockBuild.observe((built - started) / 1000);
+    } finally {
+      if (showAt !== undefined) this.hidden = undefined;
+    }
     const publishedAt = this.now();
+    this.emitFlashblock(snapshot);
     const m = this.metrics;
     m.flashblocks++;
-    m.flashblockBuild.observe((publishedAt - started) / 1000);
     m.flashblockTxs.observe(done.length);
     for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
     for (const t of done) this.included.set(t.hash, t);
     if (done.length && pool) await pool.onIncluded(done);
-    this.emitFlashblock(snapshot);
     return done.length;
   }
 
