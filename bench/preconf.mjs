@@ -177,12 +177,17 @@ async function main() {
   const receiver = new Worker(new URL(import.meta.url), {
     workerData: { role: 'receiver', url: `${node.url.replace('http', 'ws')}/flashblocks` },
   });
-  const ask = (q) =>
-    new Promise((resolve, reject) => {
+  let receiverFailed;
+  receiver.on('error', (e) => {
+    receiverFailed = e;
+  });
+  const ask = (q) => {
+    if (receiverFailed) return Promise.reject(receiverFailed);
+    return new Promise((resolve) => {
       receiver.once('message', resolve);
-      receiver.once('error', reject);
       if (q) receiver.postMessage(q);
     });
+  };
   await ask();
 
   await new Promise((r) => setTimeout(r, 2000));
@@ -295,8 +300,11 @@ async function main() {
   const heapPerMinute = heap.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(heap[i - 1].t / 60));
   if (heapPerMinute.length)
     lines.push(
-      `node heap each minute (used/total/external MB; major GCs, their total ms): ${heapPerMinute
-        .map((r) => `${f(r.heapUsed)}/${f(r.heapTotal)}/${f(r.external)} ${r.majorCount}/${f(r.majorMs)}`)
+      `node heap each minute (used/total/external MB; major, minor GCs: count/total ms): ${heapPerMinute
+        .map(
+          (r) =>
+            `${f(r.heapUsed)}/${f(r.heapTotal)}/${f(r.external)} ${r.majorCount}/${f(r.majorMs)} ${r.minorCount}/${f(r.minorMs)}`,
+        )
         .join(', ')}`,
     );
   const perMinute = rss.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(rss[i - 1].t / 60));
@@ -334,6 +342,8 @@ function processFigures(text) {
     external: mb(get('nodejs_external_memory_bytes')),
     majorCount: get('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,
     majorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000,
+    minorCount: get('nodejs_gc_duration_seconds_count\\{kind="minor"\\}') || 0,
+    minorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="minor"\\}') || 0) * 1000,
     loopP99Ms: get('nodejs_eventloop_lag_p99_seconds') * 1000,
   };
 }

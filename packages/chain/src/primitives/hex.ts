@@ -1,12 +1,42 @@
 /** Byte and hex conversions used inside the node (the RPC edge has its own strict parsers). */
 export type Hex = `0x${string}`;
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** The two ASCII hex digits of each byte value, low byte first (one 16-bit write per byte). */
+const HEX_PAIRS = new Uint16Array(256);
+for (let i = 0; i < 256; i++) {
+  const d = i.toString(16).padStart(2, '0');
+  HEX_PAIRS[i] = d.charCodeAt(0) | (d.charCodeAt(1) << 8);
+}
 
+/**
+ * `0x`-prefixed lowercase hex. The string is built in a buffer and decoded once, so it is flat:
+ * appending two digits at a time makes a chain of one V8 cons-string per byte, and these strings
+ * are the keys of the state caches (measured: 56 MB of cons strings behind 125k cached accounts).
+ */
 export function bytesToHex(b: Uint8Array): Hex {
-  let s = '0x';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
-  return s as Hex;
+  return hexOf(b, EMPTY);
+}
+
+/** The hex of `a` then `b` as one flat string: the key of a storage slot (address, slot). */
+export function bytesToHexPair(a: Uint8Array, b: Uint8Array): Hex {
+  return hexOf(a, b);
+}
+
+const EMPTY = new Uint8Array(0);
+
+function hexOf(a: Uint8Array, b: Uint8Array): Hex {
+  const n = 2 + 2 * (a.length + b.length);
+  const out = Buffer.allocUnsafe(n);
+  out[0] = 0x30; // 0
+  out[1] = 0x78; // x
+  let o = 2;
+  for (const p of [a, b])
+    for (let i = 0; i < p.length; i++, o += 2) {
+      const d = HEX_PAIRS[p[i]];
+      out[o] = d & 0xff;
+      out[o + 1] = d >> 8;
+    }
+  return out.toString('latin1', 0, n) as Hex;
 }
 
 /** Lenient: accepts an odd length by left-padding (internal data only, never wire input). */

@@ -3,7 +3,7 @@
  * walk) with an in-memory cache that the seal path keeps current (`apply`).
  */
 import { Account, createAccountFromRLP } from '@ethereumjs/util';
-import { bytesToHex } from '../primitives/hex.js';
+import { bytesToHex, bytesToHexPair } from '../primitives/hex.js';
 import type { ChainStore } from '../storage/chainStore.js';
 import { keys } from '../storage/keys.js';
 import type { StateReader } from './stateReader.js';
@@ -46,8 +46,7 @@ export class FlatStateReader implements StateReader {
     }
     const slots = await this.store.scan(keys.storagePrefix(new Uint8Array(0)), PRELOAD_LIMIT + 1);
     if (slots.length <= PRELOAD_LIMIT) {
-      for (const [k, v] of slots)
-        this.slots.set(bytesToHex(k.subarray(1, 21)) + bytesToHex(k.subarray(21)).slice(2), v);
+      for (const [k, v] of slots) this.slots.set(bytesToHexPair(k.subarray(1, 21), k.subarray(21)), v);
       this.completeSlots = true;
     }
   }
@@ -68,7 +67,7 @@ export class FlatStateReader implements StateReader {
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const k = bytesToHex(address) + bytesToHex(slot).slice(2);
+    const k = bytesToHexPair(address, slot);
     let v = this.slots.get(k);
     if (v === undefined && this.completeSlots) return EMPTY;
     if (v === undefined) {
@@ -107,7 +106,7 @@ export class FlatStateReader implements StateReader {
       else this.remember(this.accounts, k, a.account ? copyAccount(a.account) : null);
     }
     for (const s of diff.storage) {
-      const k = bytesToHex(s.address) + bytesToHex(s.slot).slice(2);
+      const k = bytesToHexPair(s.address, s.slot);
       if (this.completeSlots && s.value.length === 0) this.slots.delete(k);
       else this.remember(this.slots, k, s.value);
     }

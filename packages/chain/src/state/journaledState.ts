@@ -9,7 +9,7 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
-import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
+import { bytesToHex, bytesToHexPair, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { copyAccount } from './flatState.js';
 import type { StateReader } from './stateReader.js';
 
@@ -202,7 +202,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
 
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const k = bytesToHex(address.bytes) + bytesToHex(key);
+      const k = bytesToHexPair(address.bytes, key);
       let v = this.original.get(k);
       if (v === undefined) {
         v = await this.readStorage(address.bytes, key);
