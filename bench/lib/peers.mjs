@@ -31,7 +31,8 @@ async function waitForRpc(url, child, name, timeoutMs = 60_000) {
   throw new Error(`${name} did not answer on ${url} within ${timeoutMs} ms`);
 }
 
-function launch(name, cmd, args, url, opts = {}) {
+/** `scratch`: folders of the node's own (data, config), removed once it has stopped. */
+function launch(name, cmd, args, url, opts = {}, scratch = []) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
   let err = '';
   child.stderr.on('data', (d) => {
@@ -51,18 +52,20 @@ function launch(name, cmd, args, url, opts = {}) {
       }
     },
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => {
-        const t = setTimeout(() => {
-          child.kill('SIGKILL');
-          r();
-        }, 5000);
-        child.on('exit', () => {
-          clearTimeout(t);
-          r();
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => {
+          const t = setTimeout(() => {
+            child.kill('SIGKILL');
+            r();
+          }, 5000);
+          child.on('exit', () => {
+            clearTimeout(t);
+            r();
+          });
         });
-      });
+      }
+      for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -94,6 +97,7 @@ export function wharfNode({ port, blockTime = 2, extra = [] }) {
     ],
     `http://127.0.0.1:${port}`,
     { env: { ...process.env, WHARF_LOG_LEVEL: 'warn' } },
+    [dataDir],
   );
 }
 
@@ -128,5 +132,6 @@ export function hardhatNode({ port, blockTime = 2 }) {
     `http://127.0.0.1:${port}`,
     // cwd inside the workspace: Hardhat refuses to run from a folder that cannot resolve it locally.
     { cwd: path.join(root, 'bench'), env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' } },
+    [dir],
   );
 }

@@ -301,6 +301,10 @@ export class BlockProducer {
       candidates.push(t);
       if (candidates.length >= limit) break;
     }
+    // Fresh recipients are LevelDB misses: ask for all of them at once, not one per execution.
+    const recipients: Uint8Array[] = [];
+    for (const t of candidates) if (t.tx.to) recipients.push(t.tx.to.bytes);
+    if (recipients.length) await this.ctx.flat.prefetch(recipients);
     let staged = 0;
     let sinceYield = 0;
     for (const t of candidates) {

@@ -100,15 +100,30 @@ export class ChainStore {
   }
 
   /** Many trie nodes in one LevelDB call, in the order asked (the trie's `getMany`). */
-  async getTrieNodes(hashes: Bytes[]): Promise<(Bytes | undefined)[]> {
-    const ks = hashes.map((h) => keys.trieNode(h));
+  getTrieNodes(hashes: Bytes[]): Promise<(Bytes | undefined)[]> {
+    return this.getMany(hashes.map((h) => keys.trieNode(h)));
+  }
+
+  /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
+  async getMany(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
     if (!this.unwritten.size) return this.db.getMany(ks);
-    const out = ks.map((k) => this.unwritten.get(overlayKey(k)) ?? undefined);
-    const missing = ks.filter((_, i) => out[i] === undefined);
+    const out: (Bytes | undefined)[] = [];
+    const missing: Bytes[] = [];
+    const at: number[] = [];
+    for (const [i, k] of ks.entries()) {
+      const v = this.unwritten.get(overlayKey(k));
+      if (v !== undefined) out.push(v ?? undefined);
+      else if (this.cleared.size && k[0] === STORAGE && this.cleared.has(overlayKey(k.subarray(1, 21))))
+        out.push(undefined);
+      else {
+        out.push(undefined);
+        missing.push(k);
+        at.push(i);
+      }
+    }
     if (missing.length) {
       const got = await this.db.getMany(missing);
-      let j = 0;
-      for (let i = 0; i < out.length; i++) if (out[i] === undefined) out[i] = got[j++];
+      for (const [j, i] of at.entries()) out[i] = got[j];
     }
     return out;
   }
