@@ -124,12 +124,14 @@ async function main() {
   process.on('exit', () => node.child.kill('SIGKILL'));
   await node.ready();
   const pid = node.child.pid;
-  const rssMb = () => {
+  /** RSS in MB: all of it, the private (anonymous) part, and mapped files (LevelDB's tables). */
+  const rssOf = () => {
     try {
-      const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
-      return m ? Number(m[1]) / 1024 : Number.NaN;
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (name) => Number(status.match(new RegExp(`${name}:\\s+(\\d+) kB`))?.[1]) / 1024;
+      return { mb: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
     } catch {
-      return Number.NaN;
+      return { mb: Number.NaN, anon: Number.NaN, file: Number.NaN };
     }
   };
 
@@ -191,9 +193,9 @@ async function main() {
   await ask();
 
   await new Promise((r) => setTimeout(r, 2000));
-  const rss = [{ t: 0, mb: rssMb() }];
+  const rss = [{ t: 0, ...rssOf() }];
   const start = now();
-  const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, mb: rssMb() }), 1000);
+  const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
   // The node's own view of its memory and GC (GET /metrics), every 10 s: what grows, and the pauses.
   const heap = [];
   const heapTimer = setInterval(async () => {
@@ -308,7 +310,36 @@ async function main() {
         .join(', ')}`,
     );
   const perMinute = rss.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(rss[i - 1].t / 60));
-  if (perMinute.length) lines.push(`node RSS each minute: ${perMinute.map((r) => f(r.mb)).join(', ')} MB`);
+  if (perMinute.length) {
+    lines.push(`node RSS each minute: ${perMinute.map((r) => f(r.mb)).join(', ')} MB`);
+    lines.push(
+      `  of which private (anon) / mapped files: ${perMinute.map((r) => `${f(r.anon)}/${f(r.file)}`).join(', ')} MB`,
+    );
+  }
+  // Which pre-confirmations were more than 20 ms off: the first of a block (after the seal) or others.
+  const off = { first: 0, other: 0 };
+  for (let i = 1; i < flashblocks.length; i++) {
+    const [a, b] = [flashblocks[i - 1], flashblocks[i]];
+    if (b.at < measuredFrom || b.at > sentUntil || b.index === 0) continue;
+    const p = b.index === 1 ? flashblocks[i - 2] : a;
+    if (!p || Math.abs(b.at - p.at - INTERVAL) <= 20) continue;
+    off[b.index === 1 ? 'first' : 'other']++;
+  }
+  lines.push(
+    `pre-confirmations more than 20 ms off the interval: ${off.first} first of a block, ${off.other} others`,
+  );
+  const buildBuckets = [
+    ...metrics.matchAll(/^wharf_flashblock_build_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
+  ];
+  lines.push(
+    `node flashblock build time (s, cumulative): ${buildBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+  );
+  const gcBuckets = [
+    ...metrics.matchAll(/^nodejs_gc_duration_seconds_bucket\{kind="major",le="([^"]+)"\} (\d+)$/gm),
+  ];
+  lines.push(
+    `node major GC pauses (s, cumulative): ${gcBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+  );
   for (const l of lines) console.log(l);
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });
