@@ -115,6 +115,36 @@ describe('ChainStore write-behind', () => {
     await store.close();
   });
 
+  it('getMany answers from the unwritten blocks first: a deleted account is gone, a cleared slot too', async () => {
+    const { store } = await open();
+    const other = b(0xbb, 20);
+    await store.put(keys.account(addr), Uint8Array.of(0xee)); // on disk before the blocks
+    await store.put(keys.account(other), Uint8Array.of(0xdd));
+    await store.put(keys.storage(addr, b(3)), Uint8Array.of(5));
+    const gate = holdWrites();
+    const one = store.writeBlock(
+      block(1, {
+        accounts: new Map([['0xaa', { address: addr, rlp: null }]]),
+        clearedStorage: [addr],
+        storage: [],
+      }),
+    );
+    const got = await store.getMany([
+      keys.account(addr),
+      keys.account(other),
+      keys.storage(addr, b(3)),
+      keys.account(b(0xcc, 20)),
+    ]);
+    expect(got.map(u)).toEqual([undefined, Uint8Array.of(0xdd), undefined, undefined]);
+    gate.release();
+    await one;
+    expect((await store.getMany([keys.account(addr), keys.account(other)])).map(u)).toEqual([
+      undefined,
+      Uint8Array.of(0xdd),
+    ]);
+    await store.close();
+  });
+
   it('after a failed batch, nothing later is written and flushed() says why', async () => {
     const { store } = await open();
     const gate = holdWrites();
