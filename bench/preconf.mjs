@@ -334,6 +334,12 @@ async function main() {
   lines.push(
     `node flashblock build time (s, cumulative): ${buildBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
   );
+  const waitBuckets = [
+    ...metrics.matchAll(/^wharf_seal_durable_wait_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
+  ];
+  lines.push(
+    `node seal waits for an earlier block on disk (s, cumulative): ${waitBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+  );
   const gcBuckets = [
     ...metrics.matchAll(/^nodejs_gc_duration_seconds_bucket\{kind="major",le="([^"]+)"\} (\d+)$/gm),
   ];

@@ -117,12 +117,12 @@ describe('flashblocks durability under load', () => {
     await new Promise((r) => node.child.once('exit', r));
   }, 120_000);
 
-  it('a sealed block whose batch had not reached the disk at kill -9 comes back with the same hash', async () => {
+  it('sealed blocks whose batches had not reached the disk at kill -9 come back with the same hashes', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     // Every block's LevelDB batch lands 3 s after its seal: the head runs ahead of the disk.
     const node = await startChildNode(dataDir, 1, { WHARF_TEST_SLOW_WRITES_MS: '3000' });
-    const [a, b] = KEYS.map((k) => privateKeyToAccount(k));
+    const [a, b, c] = KEYS.map((k) => privateKeyToAccount(k));
     const transfer = (acc: typeof a) =>
       acc.signTransaction({
         to: '0x00000000000000000000000000000000000c0de1',
@@ -134,13 +134,22 @@ describe('flashblocks durability under load', () => {
         chainId: 31337,
         type: 'eip1559',
       });
+    type Receipt = { blockHash: string | null; blockNumber: string } | null;
+    const sealedReceipt = async (hash: string) => {
+      let r: Receipt = null;
+      while (!r?.blockHash) {
+        await new Promise((r) => setTimeout(r, 50));
+        r = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
+      }
+      return r;
+    };
     const h1 = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(a)]);
     // Sealed: the receipt names its block by hash (the batch is still on its way to the disk).
-    let sealed: { blockHash: string | null; blockNumber: string } | null = null;
-    while (!sealed?.blockHash) {
-      await new Promise((r) => setTimeout(r, 50));
-      sealed = await rpc(node.url, 'eth_getTransactionReceipt', [h1]);
-    }
+    const sealed = await sealedReceipt(h1);
+    // A second block sealed behind it, also not on disk: the journal keeps both.
+    const h3 = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(c)]);
+    const sealedToo = await sealedReceipt(h3);
+    expect(BigInt(sealedToo.blockNumber)).toBeGreaterThan(BigInt(sealed.blockNumber));
     const h2 = await rpc(node.url, 'eth_sendRawTransaction', [await transfer(b)]);
     // Pre-confirmed in a later block, then the kill, well before the sealed block's batch lands.
     let pre: { blockNumber: string | null } | null = null;
@@ -155,10 +164,13 @@ describe('flashblocks durability under load', () => {
     const block = await rpc(again.url, 'eth_getBlockByNumber', [sealed.blockNumber, false]);
     expect(block.hash).toBe(sealed.blockHash);
     expect(block.transactions).toEqual([h1]);
+    const second = await rpc(again.url, 'eth_getBlockByNumber', [sealedToo.blockNumber, false]);
+    expect(second.hash).toBe(sealedToo.blockHash);
+    expect(second.transactions).toEqual([h3]);
     const r2 = await rpc(again.url, 'eth_getTransactionReceipt', [h2]);
     expect(r2.blockHash).not.toBeNull();
     expect(r2.blockNumber).toBe(pre.blockNumber);
-    expect(BigInt(r2.blockNumber)).toBeGreaterThan(BigInt(sealed.blockNumber));
+    expect(BigInt(r2.blockNumber)).toBeGreaterThan(BigInt(sealedToo.blockNumber));
     again.child.kill('SIGTERM');
   }, 60_000);
 });

@@ -22,7 +22,7 @@ import type { ChainContext } from '../execution/chainContext.js';
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
-import type { FlashblockJournal } from './flashblockJournal.js';
+import { FlashblockJournal } from './flashblockJournal.js';
 import { BuilderMetrics } from './metrics.js';
 import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
 
@@ -77,8 +77,11 @@ export class BlockProducer {
   private readonly stagedHashes = new Set<string>();
   /** A staging pass is scheduled (pool arrivals are batched, not executed one by one). */
   private stageTimer?: NodeJS.Timeout;
-  /** When the last sealed block's batch is on disk. */
-  private durable: Promise<void> = Promise.resolve();
+  /**
+   * When the batches of the last sealed blocks are on disk, oldest first: the journal file a new
+   * block takes over held the oldest of them (FlashblockJournal.FILES - 1 are kept).
+   */
+  private readonly unsynced: Promise<void>[] = [];
   /** A flashblock's deadline has passed and its job waits in the queue. */
   private tickDue = false;
   /**
@@ -404,8 +407,9 @@ export class BlockProducer {
       this.next = undefined;
     }
     durable.catch((e) => this.opts.onError?.(e));
-    const before = this.durable;
-    this.durable = durable;
+    this.unsynced.push(durable);
+    const before =
+      this.unsynced.length >= FlashblockJournal.FILES ? this.unsynced.shift() : Promise.resolve();
     this.building = next;
     this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
@@ -415,8 +419,10 @@ export class BlockProducer {
     // batch is the only copy: a seal is reported only once it is on disk.
     if (!journaled) await durable;
     else if (openJournal) {
-      // The next block's journal file held the block before this one: that one must be on disk.
+      // The next block's journal file held an earlier block: that one must be on disk.
+      const waitFrom = this.now();
       await before;
+      this.metrics.sealDurableWait.observe((this.now() - waitFrom) / 1000);
       await this.openJournal();
     }
     for (const l of this.sealListeners) {

@@ -1,13 +1,16 @@
 /**
  * The flashblock journal: what the builder has pre-confirmed in the block being built, on disk
- * before anyone can see it. Each flashblock is appended and fsync'd, then published. Two files,
- * taken by block number parity: a sealed block's batch reaches LevelDB behind the seal
- * (storage/chainStore.ts), so its records must outlive the opening of the next block; the
- * builder opens block n+1 (which starts over the file of block n-1) only once n-1 is on disk.
+ * before anyone can see it. Each flashblock is appended and fsync'd, then published. Three
+ * files, taken by block number modulo 3: a sealed block's batch reaches LevelDB behind the seal
+ * (storage/chainStore.ts), so its records must outlive the opening of the next blocks; the
+ * builder opens block n+1 (which starts over the file of block n-2) only once n-2 is on disk.
+ * With two files the seal of block n waited for block n-1's batch, and a LevelDB write stall
+ * (compactions, under sustained load) held the next block's first flashblocks back; block n-2
+ * has had a whole block time more to land.
  * After a crash the node replays each journaled block past the head (same header inputs, same
  * transactions, same order) and seals it.
  *
- *   open (index 0) ─> <path>.<number % 2>: [block number, parent hash, timestamp]  truncate + fsync
+ *   open (index 0) ─> <path>.<number % 3>: [block number, parent hash, timestamp]  truncate + fsync
  *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append + fsync
  *
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
@@ -34,26 +37,34 @@ type OpenRecord = { k: 'open'; number: string; parentHash: string; timestamp: st
 type TxsRecord = { k: 'txs'; index: number; txs: string[] };
 
 export class FlashblockJournal {
-  private files?: [FileHandle, FileHandle];
+  /** How many files the journal rotates through: the blocks whose records it keeps at once. */
+  static readonly FILES = 3;
+  private files?: FileHandle[];
   /** The file of the block being built. */
   private current?: FileHandle;
 
   private constructor(readonly path: string) {}
 
-  /** The two files of the journal at `path`: `<path>.0` and `<path>.1`. */
-  static fileNames(path: string): [string, string] {
-    return [`${path}.0`, `${path}.1`];
+  /** The files of the journal at `path`: `<path>.0`, `<path>.1`, `<path>.2`. */
+  static fileNames(path: string): string[] {
+    return Array.from({ length: FlashblockJournal.FILES }, (_, i) => `${path}.${i}`);
   }
 
   /** Opens the journal at `path`; reading what it holds is `load()`. */
   static async open(path: string): Promise<FlashblockJournal> {
     const j = new FlashblockJournal(path);
-    const [a, b] = FlashblockJournal.fileNames(path);
-    j.files = [await open(a, 'a'), await open(b, 'a')];
+    const files: FileHandle[] = [];
+    try {
+      for (const name of FlashblockJournal.fileNames(path)) files.push(await open(name, 'a'));
+    } catch (e) {
+      for (const f of files) await f.close();
+      throw e;
+    }
+    j.files = files;
     return j;
   }
 
-  /** The blocks the files describe, oldest first (none, one, or a sealed one and its successor). */
+  /** The blocks the files describe, oldest first (the block being built and up to two sealed before it). */
   async load(): Promise<JournaledBlock[]> {
     const out: JournaledBlock[] = [];
     for (const f of FlashblockJournal.fileNames(this.path)) {
@@ -65,7 +76,7 @@ export class FlashblockJournal {
 
   /**
    * Starts the file of block `o.number` over (index 0): truncate, write the opening, fsync.
-   * The caller makes sure the block two before it is on disk (that file described it).
+   * The caller makes sure the block FILES before it is on disk (that file described it).
    */
   async openBlock(o: JournaledOpen): Promise<void> {
     const rec: OpenRecord = {
@@ -75,7 +86,7 @@ export class FlashblockJournal {
       timestamp: o.timestamp.toString(),
     };
     if (!this.files) throw new Error('flashblock journal is closed');
-    const fh = this.files[Number(o.number % 2n)];
+    const fh = this.files[Number(o.number % BigInt(FlashblockJournal.FILES))];
     await fh.truncate(0);
     // Opened for appending: the write lands at the (new) end.
     await fh.write(encodeRecord(rec));

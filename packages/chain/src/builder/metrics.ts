@@ -52,6 +52,11 @@ export class BuilderMetrics {
     SECONDS,
   );
   readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
+  readonly sealDurableWait = new Histogram(
+    'wharf_seal_durable_wait_seconds',
+    'Time a seal waited for an earlier block to reach LevelDB before reusing its journal file.',
+    SECONDS,
+  );
   flashblocks = 0;
   blocks = 0;
 
@@ -61,6 +66,7 @@ export class BuilderMetrics {
       this.flashblockTxs.render(),
       this.submitToPending.render(),
       this.seal.render(),
+      this.sealDurableWait.render(),
       '# HELP wharf_flashblocks_total Flashblocks published (index 0 included).',
       '# TYPE wharf_flashblocks_total counter',
       `wharf_flashblocks_total ${this.flashblocks}`,
