@@ -340,6 +340,10 @@ async function main() {
   lines.push(
     `node seal waits for an earlier block on disk (s, cumulative): ${waitBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
   );
+  const proc = processFigures(metrics);
+  lines.push(
+    `node event-loop delay since start: p99 ${f(proc.loopP99Ms)} ms, max ${f(proc.loopMaxMs)} ms (10 ms resolution)`,
+  );
   const gcBuckets = [
     ...metrics.matchAll(/^nodejs_gc_duration_seconds_bucket\{kind="major",le="([^"]+)"\} (\d+)$/gm),
   ];
@@ -382,5 +386,6 @@ function processFigures(text) {
     minorCount: get('nodejs_gc_duration_seconds_count\\{kind="minor"\\}') || 0,
     minorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="minor"\\}') || 0) * 1000,
     loopP99Ms: get('nodejs_eventloop_lag_p99_seconds') * 1000,
+    loopMaxMs: get('nodejs_eventloop_lag_max_seconds') * 1000,
   };
 }
