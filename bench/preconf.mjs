@@ -334,6 +334,12 @@ async function main() {
   lines.push(
     `node flashblock build time (s, cumulative): ${buildBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
   );
+  const appendBuckets = [
+    ...metrics.matchAll(/^wharf_journal_append_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
+  ];
+  lines.push(
+    `node journal append + fsync (s, cumulative): ${appendBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+  );
   const waitBuckets = [
     ...metrics.matchAll(/^wharf_seal_durable_wait_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
   ];

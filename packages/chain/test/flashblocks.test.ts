@@ -243,7 +243,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     }
   });
 
-  it('serves Prometheus metrics: build time, transactions per flashblock, submit-to-pending, seal time', async () => {
+  it('serves Prometheus metrics: build time, transactions per flashblock, submit-to-pending, seal time, process health', async () => {
     const res = await fetch(`${node.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
@@ -253,6 +253,15 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     expect(value('wharf_seal_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(value('wharf_flashblock_transactions_sum')).toBeGreaterThanOrEqual(4);
     expect(value('wharf_blocks_sealed_total')).toBeGreaterThanOrEqual(1);
+    // The journal took every flashblock that carried transactions.
+    expect(value('wharf_journal_append_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^wharf_seal_durable_wait_seconds_count \d+$/m);
+    // The node's own memory and event loop, for an operator watching it under load.
+    expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 2 ** 20);
+    expect(value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(value('nodejs_heap_size_used_bytes')).toBeLessThanOrEqual(value('nodejs_heap_size_total_bytes'));
+    expect(value('nodejs_eventloop_lag_max_seconds')).toBeGreaterThan(0);
+    expect(text).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram$/m);
   });
 
   it('a /flashblocks client that connects mid-block gets the current block from index 0', async () => {

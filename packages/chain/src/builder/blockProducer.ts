@@ -13,7 +13,7 @@
  *       stage the rest ─> journal.append + fsync ─> PendingBlock.publish (pending reads switch)
  *       ─> pool.onIncluded ─> onFlashblock listeners
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
- *       LevelDB batch is written behind) ─> [block n-1 on disk] ─> journal.openBlock (n+1)
+ *       LevelDB batch is written behind) ─> [block n-2 on disk] ─> journal.openBlock (n+1)
  *       ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
  */
 import type { Block } from '@ethereumjs/block';
@@ -349,10 +349,12 @@ export class BlockProducer {
     const index = b.snapshot.index + 1;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       try {
+        const from = this.now();
         await this.opts.journal.append(
           index,
           b.staged.map((t) => t.raw),
         );
+        this.metrics.journalAppend.observe((this.now() - from) / 1000);
       } catch (e) {
         // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
         b.discard();

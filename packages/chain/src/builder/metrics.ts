@@ -52,6 +52,11 @@ export class BuilderMetrics {
     SECONDS,
   );
   readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
+  readonly journalAppend = new Histogram(
+    'wharf_journal_append_seconds',
+    "Time to write a flashblock's transactions to the journal and fsync it (part of the build).",
+    [0.001, 0.0025, ...SECONDS],
+  );
   readonly sealDurableWait = new Histogram(
     'wharf_seal_durable_wait_seconds',
     'Time a seal waited for an earlier block to reach LevelDB before reusing its journal file.',
@@ -66,6 +71,7 @@ export class BuilderMetrics {
       this.flashblockTxs.render(),
       this.submitToPending.render(),
       this.seal.render(),
+      this.journalAppend.render(),
       this.sealDurableWait.render(),
       '# HELP wharf_flashblocks_total Flashblocks published (index 0 included).',
       '# TYPE wharf_flashblocks_total counter',
