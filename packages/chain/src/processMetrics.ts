@@ -40,22 +40,21 @@ export function startProcessMetrics(): ProcessMetrics {
   return {
     render() {
       const m = process.memoryUsage();
+      const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
       const lines = [
-        '# HELP process_resident_memory_bytes Resident memory size in bytes.',
-        '# TYPE process_resident_memory_bytes gauge',
-        `process_resident_memory_bytes ${m.rss}`,
-        '# HELP nodejs_heap_size_total_bytes V8 heap size in bytes.',
-        '# TYPE nodejs_heap_size_total_bytes gauge',
-        `nodejs_heap_size_total_bytes ${m.heapTotal}`,
-        '# HELP nodejs_heap_size_used_bytes V8 heap used in bytes.',
-        '# TYPE nodejs_heap_size_used_bytes gauge',
-        `nodejs_heap_size_used_bytes ${m.heapUsed}`,
-        '# HELP nodejs_external_memory_bytes Memory of C++ objects bound to JavaScript, in bytes.',
-        '# TYPE nodejs_external_memory_bytes gauge',
-        `nodejs_external_memory_bytes ${m.external}`,
-        '# HELP nodejs_array_buffers_bytes Memory of ArrayBuffers and Buffers, in bytes.',
-        '# TYPE nodejs_array_buffers_bytes gauge',
-        `nodejs_array_buffers_bytes ${m.arrayBuffers}`,
+        ...gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', m.rss),
+        ...gauge('nodejs_heap_size_total_bytes', 'V8 heap size in bytes.', m.heapTotal),
+        ...gauge('nodejs_heap_size_used_bytes', 'V8 heap used in bytes.', m.heapUsed),
+        ...gauge(
+          'nodejs_external_memory_bytes',
+          'Memory of C++ objects bound to JavaScript, in bytes.',
+          m.external,
+        ),
+        ...gauge(
+          'nodejs_array_buffers_bytes',
+          'Memory of ArrayBuffers and Buffers, in bytes.',
+          m.arrayBuffers,
+        ),
         '# HELP nodejs_gc_duration_seconds Garbage collection pauses, by kind.',
         '# TYPE nodejs_gc_duration_seconds histogram',
       ];
@@ -68,14 +67,17 @@ export function startProcessMetrics(): ProcessMetrics {
         lines.push(`nodejs_gc_duration_seconds_sum{kind="${kind}"} ${h.sum}`);
         lines.push(`nodejs_gc_duration_seconds_count{kind="${kind}"} ${h.count}`);
       }
-      const ms = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
       lines.push(
-        '# HELP nodejs_eventloop_lag_p99_seconds Event-loop delay, 99th percentile since start.',
-        '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
-        `nodejs_eventloop_lag_p99_seconds ${ms(loop.percentile(99))}`,
-        '# HELP nodejs_eventloop_lag_max_seconds Event-loop delay, longest since start.',
-        '# TYPE nodejs_eventloop_lag_max_seconds gauge',
-        `nodejs_eventloop_lag_max_seconds ${ms(loop.max)}`,
+        ...gauge(
+          'nodejs_eventloop_lag_p99_seconds',
+          'Event-loop delay, 99th percentile since start.',
+          seconds(loop.percentile(99)),
+        ),
+        ...gauge(
+          'nodejs_eventloop_lag_max_seconds',
+          'Event-loop delay, longest since start.',
+          seconds(loop.max),
+        ),
       );
       return `${lines.join('\n')}\n`;
     },
@@ -84,4 +86,8 @@ export function startProcessMetrics(): ProcessMetrics {
       loop.disable();
     },
   };
+}
+
+function gauge(name: string, help: string, value: number): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`];
 }
