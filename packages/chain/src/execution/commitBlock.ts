@@ -63,6 +63,8 @@ export async function commitBlock(
     if (!account || !slots) continue;
     for (const [slot, value] of slots.slots) w.storage.push({ address, slot: hexToBytes(slot), value });
   }
+  // Nothing has moved yet: other work may run between building the batch and applying it.
+  await new Promise((r) => setImmediate(r));
   const durable = ctx.store.writeBlock(w);
   ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
   ctx.blocks.setHead(block, w.rlp.length);
