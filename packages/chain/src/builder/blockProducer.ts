@@ -13,8 +13,8 @@
  *       stage the rest ─> journal.append + fsync ─> PendingBlock.publish (pending reads switch)
  *       ─> pool.onIncluded ─> onFlashblock listeners
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
- *       LevelDB batch is written behind) ─> [block n-2 on disk] ─> journal.openBlock (n+1)
- *       ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
+ *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs)
+ *       ─> [block n-2 on disk] ─> journal.openBlock (n+1) ─> onFlashblock(index 0)
  */
 import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
@@ -419,9 +419,19 @@ export class BlockProducer {
     this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
     this.clearStaged();
+    // Reads see the block from the moment the head moved, and so do subscribers: a client that
+    // got a receipt and then polls eth_getFilterChanges must find its block (under load the
+    // batch below took long enough for such a poll to come back empty).
+    for (const l of this.sealListeners) {
+      try {
+        l(block, txs);
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
+    }
     const journaled = this.opts.journal !== undefined && this.opts.blockTime > 0;
     // Without a journal (blockTime 0 seals each transaction at once, never pre-confirming) the
-    // batch is the only copy: a seal is reported only once it is on disk.
+    // batch is the only copy: the next block is built only once it is on disk.
     if (!journaled) await durable;
     else if (openJournal) {
       // The next block's journal file held an earlier block: that one must be on disk.
@@ -429,13 +439,6 @@ export class BlockProducer {
       await before;
       this.metrics.sealDurableWait.observe((this.now() - waitFrom) / 1000);
       await this.openJournal();
-    }
-    for (const l of this.sealListeners) {
-      try {
-        l(block, txs);
-      } catch (e) {
-        this.opts.onError?.(e);
-      }
     }
     this.metrics.seal.observe((this.now() - started) / 1000);
     this.metrics.blocks++;
