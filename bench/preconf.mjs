@@ -328,33 +328,22 @@ async function main() {
   lines.push(
     `pre-confirmations more than 20 ms off the interval: ${off.first} first of a block, ${off.other} others`,
   );
-  const buildBuckets = [
-    ...metrics.matchAll(/^wharf_flashblock_build_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
-  ];
+  /** A histogram of the node's /metrics as "<=le: n" pairs (cumulative). */
+  const histogram = (name, label = '') => {
+    const re = new RegExp(`^${name}_bucket\\{${label}le="([^"]+)"\\} (\\d+)$`, 'gm');
+    return [...metrics.matchAll(re)].map(([, le, n]) => `<=${le}: ${n}`).join(', ');
+  };
+  lines.push(`node flashblock build time (s, cumulative): ${histogram('wharf_flashblock_build_seconds')}`);
+  lines.push(`node journal append + fsync (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
   lines.push(
-    `node flashblock build time (s, cumulative): ${buildBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
-  );
-  const appendBuckets = [
-    ...metrics.matchAll(/^wharf_journal_append_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
-  ];
-  lines.push(
-    `node journal append + fsync (s, cumulative): ${appendBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
-  );
-  const waitBuckets = [
-    ...metrics.matchAll(/^wharf_seal_durable_wait_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm),
-  ];
-  lines.push(
-    `node seal waits for an earlier block on disk (s, cumulative): ${waitBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+    `node seal waits for an earlier block on disk (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );
   const proc = processFigures(metrics);
   lines.push(
     `node event-loop delay since start: p99 ${f(proc.loopP99Ms)} ms, max ${f(proc.loopMaxMs)} ms (10 ms resolution)`,
   );
-  const gcBuckets = [
-    ...metrics.matchAll(/^nodejs_gc_duration_seconds_bucket\{kind="major",le="([^"]+)"\} (\d+)$/gm),
-  ];
   lines.push(
-    `node major GC pauses (s, cumulative): ${gcBuckets.map(([, le, n]) => `<=${le}: ${n}`).join(', ')}`,
+    `node major GC pauses (s, cumulative): ${histogram('nodejs_gc_duration_seconds', 'kind="major",')}`,
   );
   for (const l of lines) console.log(l);
   const out = path.join(import.meta.dirname, 'results');

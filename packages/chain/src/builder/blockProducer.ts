@@ -16,6 +16,7 @@
  *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs)
  *       ─> [block n-2 on disk] ─> journal.openBlock (n+1) ─> onFlashblock(index 0)
  */
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { ChainContext } from '../execution/chainContext.js';
@@ -45,6 +46,12 @@ export interface ProducerOptions {
   journal?: FlashblockJournal;
   now?: () => number;
   onError?: (e: unknown) => void;
+}
+
+/** A timed flashblock: shown at its deadline, and when its timer fired (both ms, `now()`). */
+interface FlashblockTiming {
+  showAt: number;
+  firedAt: number;
 }
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
@@ -89,8 +96,7 @@ export class BlockProducer {
    * yet due, or (blockTime 0) a transaction executed and not yet sealed.
    */
   private hidden?: PendingSnapshot;
-  /** When the current flashblock's timer fired, and how long recent builds took from there (ms). */
-  private firedAt = 0;
+  /** How long recent flashblocks took from their timer firing to being built (ms). */
   private readonly buildTimes: number[] = [];
 
   constructor(
@@ -227,8 +233,8 @@ export class BlockProducer {
     this.timer = setTimeout(
       () => {
         this.tickDue = true;
-        this.firedAt = this.now();
-        this.enqueue(() => this.tick(due));
+        const firedAt = this.now();
+        this.enqueue(() => this.tick({ showAt: due, firedAt }));
       },
       Math.max(0, due - this.lead() - this.now()),
     );
@@ -247,9 +253,9 @@ export class BlockProducer {
     return Math.min(this.opts.flashblockInterval / 4, Math.ceil(Math.max(p90, recent)) + 2);
   }
 
-  private async tick(due: number): Promise<void> {
+  private async tick(timing: FlashblockTiming): Promise<void> {
     this.tickDue = false;
-    await this.flashblock(Number.POSITIVE_INFINITY, due);
+    await this.flashblock(Number.POSITIVE_INFINITY, timing);
     const blockMs = this.opts.blockTime * 1000;
     if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
       await this.sealPending();
@@ -314,7 +320,7 @@ export class BlockProducer {
       // Execution on the in-memory state rarely awaits I/O: yield so RPC keeps answering.
       if (++sinceYield === 16) {
         sinceYield = 0;
-        await new Promise((r) => setImmediate(r));
+        await nextTurn();
         // A flashblock is due: it stages the rest itself, on time.
         if (this.tickDue && !inFlashblock) return staged;
       }
@@ -337,10 +343,10 @@ export class BlockProducer {
   /**
    * One flashblock: whatever arrived since the last staging pass is staged too (a transaction
    * submitted before the flashblock starts is in it), then the staged transactions go to the
-   * journal and become visible — at `showAt` if the build finished early. Returns how many were
-   * pre-confirmed.
+   * journal and become visible — at `timing.showAt` if the build finished early. Returns how
+   * many were pre-confirmed.
    */
-  private async flashblock(limit = Number.POSITIVE_INFINITY, showAt?: number): Promise<number> {
+  private async flashblock(limit = Number.POSITIVE_INFINITY, timing?: FlashblockTiming): Promise<number> {
     const started = this.now();
     const pool = this.pool;
     const b = this.building;
@@ -364,20 +370,20 @@ export class BlockProducer {
       }
     }
     // Readers keep the previous flashblock until this one is due.
-    if (showAt !== undefined) this.hidden = b.snapshot;
+    if (timing) this.hidden = b.snapshot;
     let snapshot: PendingSnapshot;
     try {
       snapshot = await b.publish(index);
       this.clearStaged();
       const built = this.now();
-      if (showAt !== undefined) {
-        this.buildTimes.push(built - Math.min(this.firedAt, started));
+      if (timing) {
+        this.buildTimes.push(built - Math.min(timing.firedAt, started));
         if (this.buildTimes.length > BUILD_TIMES_KEPT) this.buildTimes.shift();
-        if (showAt > built) await new Promise((r) => setTimeout(r, showAt - built));
+        if (timing.showAt > built) await sleep(timing.showAt - built);
       }
       this.metrics.flashblockBuild.observe((built - started) / 1000);
     } finally {
-      if (showAt !== undefined) this.hidden = undefined;
+      if (timing) this.hidden = undefined;
     }
     const publishedAt = this.now();
     this.emitFlashblock(snapshot);
@@ -402,7 +408,7 @@ export class BlockProducer {
     if (block.header.number % WARM_TRIE_EVICT_EVERY === 0n) trie.evict(WARM_TRIE_KEEP_DEPTH);
     // A seal is 30-130 ms of synchronous work under load: let the RPC messages that arrived
     // meanwhile in between its halves, so they do not pile up before the next flashblock.
-    await yieldToEventLoop();
+    await nextTurn();
     const next = this.open(block, undefined, trie);
     this.next = next;
     let durable: Promise<void>;
@@ -473,8 +479,4 @@ export class BlockProducer {
       }
     }
   }
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((r) => setImmediate(r));
 }

@@ -3,35 +3,7 @@
  * per flashblock, submit-to-pending latency (pool arrival to publication) and seal time.
  * Histograms with fixed buckets; `render()` is the text exposition format.
  */
-
-class Histogram {
-  private readonly counts: number[];
-  private sum = 0;
-  private count = 0;
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly buckets: number[],
-  ) {
-    this.counts = buckets.map(() => 0);
-  }
-
-  observe(v: number): void {
-    this.sum += v;
-    this.count++;
-    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i]++;
-  }
-
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (let i = 0; i < this.buckets.length; i++)
-      lines.push(`${this.name}_bucket{le="${this.buckets[i]}"} ${this.counts[i]}`);
-    lines.push(`${this.name}_bucket{le="+Inf"} ${this.count}`);
-    lines.push(`${this.name}_sum ${this.sum}`, `${this.name}_count ${this.count}`);
-    return lines.join('\n');
-  }
-}
+import { Histogram } from '../prometheus.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.5];
 

@@ -29,14 +29,19 @@ function hexOf(a: Uint8Array, b: Uint8Array): Hex {
   const out = Buffer.allocUnsafe(n);
   out[0] = 0x30; // 0
   out[1] = 0x78; // x
-  let o = 2;
-  for (const p of [a, b])
-    for (let i = 0; i < p.length; i++, o += 2) {
-      const d = HEX_PAIRS[p[i]];
-      out[o] = d & 0xff;
-      out[o + 1] = d >> 8;
-    }
+  writeDigits(out, writeDigits(out, 2, a), b);
   return out.toString('latin1', 0, n) as Hex;
+}
+
+/** Writes the hex digits of `p` into `out` from `at`; returns where they end. */
+function writeDigits(out: Buffer, at: number, p: Uint8Array): number {
+  let o = at;
+  for (let i = 0; i < p.length; i++, o += 2) {
+    const d = HEX_PAIRS[p[i]];
+    out[o] = d & 0xff;
+    out[o + 1] = d >> 8;
+  }
+  return o;
 }
 
 /** Lenient: accepts an odd length by left-padding (internal data only, never wire input). */

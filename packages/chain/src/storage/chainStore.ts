@@ -13,6 +13,7 @@
  * Consumers: state/ (flat and trie readers), execution/ and builder/ (writeBlock), rpc/ via the
  * chain view in node.ts.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ClassicLevel } from 'classic-level';
 import { concat, u64 } from '../primitives/hex.js';
 import { keys } from './keys.js';
@@ -40,6 +41,8 @@ type Op = { type: 'put'; key: Bytes; value: Bytes } | { type: 'del'; key: Bytes 
 /** The overlay's key for a database key (latin1: one char per byte, cheap to build). */
 const overlayKey = (key: Bytes) => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 const STORAGE = 'o'.charCodeAt(0);
+/** `fromOverlay`: the unwritten blocks do not have the key. */
+const MISS = Symbol('miss');
 /** Operations added to a block's batch between two turns of the event loop. */
 const BATCH_SLICE = 1024;
 
@@ -82,13 +85,21 @@ export class ChainStore {
   }
 
   async get(key: Bytes): Promise<Bytes | undefined> {
-    if (this.unwritten.size) {
-      const v = this.unwritten.get(overlayKey(key));
-      if (v !== undefined) return v ?? undefined;
-      if (this.cleared.size && key[0] === STORAGE && this.cleared.has(overlayKey(key.subarray(1, 21))))
-        return undefined;
-    }
-    return this.db.get(key);
+    const o = this.fromOverlay(key);
+    return o === MISS ? this.db.get(key) : o;
+  }
+
+  /**
+   * What the unwritten blocks say of `key`: its value, undefined (deleted, or a slot of an
+   * account they cleared), or MISS (ask LevelDB).
+   */
+  private fromOverlay(key: Bytes): Bytes | undefined | typeof MISS {
+    if (!this.unwritten.size) return MISS;
+    const v = this.unwritten.get(overlayKey(key));
+    if (v !== undefined) return v ?? undefined;
+    if (this.cleared.size && key[0] === STORAGE && this.cleared.has(overlayKey(key.subarray(1, 21))))
+      return undefined;
+    return MISS;
   }
 
   async put(key: Bytes, value: Bytes): Promise<void> {
@@ -107,25 +118,14 @@ export class ChainStore {
   /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
   async getMany(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
     if (!this.unwritten.size) return this.db.getMany(ks);
-    const out: (Bytes | undefined)[] = [];
-    const missing: Bytes[] = [];
+    const out = ks.map((k) => this.fromOverlay(k));
     const at: number[] = [];
-    for (const [i, k] of ks.entries()) {
-      const v = this.unwritten.get(overlayKey(k));
-      if (v !== undefined) out.push(v ?? undefined);
-      else if (this.cleared.size && k[0] === STORAGE && this.cleared.has(overlayKey(k.subarray(1, 21))))
-        out.push(undefined);
-      else {
-        out.push(undefined);
-        missing.push(k);
-        at.push(i);
-      }
-    }
-    if (missing.length) {
-      const got = await this.db.getMany(missing);
+    for (const [i, o] of out.entries()) if (o === MISS) at.push(i);
+    if (at.length) {
+      const got = await this.db.getMany(at.map((i) => ks[i]));
       for (const [j, i] of at.entries()) out[i] = got[j];
     }
-    return out;
+    return out as (Bytes | undefined)[];
   }
 
   async hashByNumber(n: bigint): Promise<Bytes | undefined> {
@@ -182,7 +182,7 @@ export class ChainStore {
         const batch = this.db.batch();
         for (const addr of w.clearedStorage) for (const k of await this.storageKeys(addr)) batch.del(k);
         for (let i = 0; i < ops.length; i++) {
-          if (i % BATCH_SLICE === 0) await new Promise((r) => setImmediate(r));
+          if (i % BATCH_SLICE === 0) await nextTurn();
           const op = ops[i];
           if (op.type === 'put') batch.put(op.key, op.value);
           else batch.del(op.key);
