@@ -406,9 +406,6 @@ export class BlockProducer {
     const { block, txs, commit, trie } = await this.building.prepareSeal();
     // The warm trie keeps every node the chain touched: now and then keep only its top levels.
     if (block.header.number % WARM_TRIE_EVICT_EVERY === 0n) trie.evict(WARM_TRIE_KEEP_DEPTH);
-    // A seal is 30-130 ms of synchronous work under load: let the RPC messages that arrived
-    // meanwhile in between its halves, so they do not pile up before the next flashblock.
-    await nextTurn();
     const next = this.open(block, undefined, trie);
     this.next = next;
     let durable: Promise<void>;

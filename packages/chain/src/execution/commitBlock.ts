@@ -4,7 +4,6 @@
  * then move the in-memory head and caches. The head moves at once; the batch reaches the disk
  * behind it (storage/chainStore.ts) and `durable` says when.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import { concat, hexToBytes } from '../primitives/hex.js';
 import type { JournaledState, StateDiff } from '../state/journaledState.js';
@@ -64,8 +63,6 @@ export async function commitBlock(
     if (!account || !slots) continue;
     for (const [slot, value] of slots.slots) w.storage.push({ address, slot: hexToBytes(slot), value });
   }
-  // Nothing has moved yet: other work may run between building the batch and applying it.
-  await nextTurn();
   const durable = ctx.store.writeBlock(w);
   ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
   ctx.blocks.setHead(block, w.rlp.length);
