@@ -33,7 +33,9 @@ async function waitForRpc(url, child, name, timeoutMs = 60_000) {
 
 /** `scratch`: folders of the node's own (data, config), removed once it has stopped. */
 function launch(name, cmd, args, url, opts = {}, scratch = []) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
+  // WHARF_BENCH_STDOUT=FILE: keep the node's stdout (e.g. --trace-gc through WHARF_BENCH_NODE_ARGS).
+  const out = process.env.WHARF_BENCH_STDOUT ? fs.openSync(process.env.WHARF_BENCH_STDOUT, 'w') : 'ignore';
+  const child = spawn(cmd, args, { stdio: ['ignore', out, 'pipe'], ...opts });
   let err = '';
   child.stderr.on('data', (d) => {
     err = (err + d).slice(-4000);

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
+import { tuneHeap } from './heapTuning.js';
 import { run } from './program.js';
+
+tuneHeap();
 
 run(process.argv).then(
   (code) => {
