@@ -305,6 +305,39 @@ describe('MerkleTrie over a store with getMany', () => {
     expect(await cold.get(keys[400])).toEqual(await t.get(keys[400]));
   });
 
+  it('warm() reads the paths of keys, changes nothing, and the update after it reads nothing', async () => {
+    const r = rng(44);
+    const store = new BatchStore();
+    const t = MerkleTrie.empty(store);
+    const keys = Array.from({ length: 500 }, () => randomBytes(r, 32));
+    await t.update(keys.map((k) => [k, randomValue(r)]));
+    const { root, nodes } = t.commit();
+    store.putAll(nodes);
+    // present keys, and absent ones (new accounts) whose paths end at a stored node
+    const touched = [...keys.slice(0, 50), ...Array.from({ length: 50 }, () => randomBytes(r, 32))];
+    const batch = touched.map((k) => [k, randomValue(r)] as const);
+    const expected = MerkleTrie.at(root, store);
+    await expected.update(batch);
+
+    const trie = MerkleTrie.at(root, store);
+    store.calls = 0;
+    await trie.warm(touched);
+    expect(store.calls).toBeGreaterThan(0);
+    expect(hex(trie.root())).toBe(hex(root));
+    expect(trie.commit().nodes).toEqual([]);
+    store.calls = 0;
+    await trie.update(batch);
+    expect(store.calls).toBe(0);
+    expect(hex(trie.root())).toBe(hex(expected.root()));
+    // a copy taken before warming shares the loaded nodes
+    const before = MerkleTrie.at(root, store);
+    const copy = before.copy();
+    await before.warm(touched);
+    store.calls = 0;
+    await copy.update(batch);
+    expect(store.calls).toBe(0);
+  });
+
   it('a node missing from a getMany store is TRIE_MISSING_NODE', async () => {
     const t = MerkleTrie.at(keccak256(Uint8Array.of(7)), new BatchStore());
     await expect(t.update([[Uint8Array.of(1), Uint8Array.of(1)]])).rejects.toMatchObject({

@@ -311,9 +311,15 @@ export class BlockProducer {
       if (candidates.length >= limit) break;
     }
     // Fresh recipients are LevelDB misses: ask for all of them at once, not one per execution.
+    // Their state-trie paths, and the senders', are read meanwhile: the flashblock's root
+    // update then finds them in memory instead of reading them on its way to the deadline.
     const recipients: Uint8Array[] = [];
     for (const t of candidates) if (t.tx.to) recipients.push(t.tx.to.bytes);
-    if (recipients.length) await this.ctx.flat.prefetch(recipients);
+    if (candidates.length)
+      await Promise.all([
+        recipients.length ? this.ctx.flat.prefetch(recipients) : undefined,
+        b.warmRoot([...recipients, ...candidates.map((t) => hexToBytes(t.sender))]),
+      ]);
     let staged = 0;
     let sinceYield = 0;
     for (const t of candidates) {

@@ -136,6 +136,10 @@ export class PendingBlock {
   get baseFee(): bigint {
     return this.header.baseFeePerGas ?? 0n;
   }
+  /** Loads the state-trie paths of accounts about to change (see IncrementalStateRoot.warm). */
+  warmRoot(addresses: Uint8Array[]): Promise<void> {
+    return this.stateRoot.warm(addresses);
+  }
   /** The working layer's state (what the pool should validate against while a flashblock runs). */
   get state(): StateReader {
     return this.top;

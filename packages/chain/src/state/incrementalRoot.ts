@@ -81,6 +81,14 @@ export class IncrementalStateRoot {
     return this.current;
   }
 
+  /**
+   * Reads the account-trie nodes on the paths of `addresses` now, so that the flashblock that
+   * changes them (`apply`) does not wait on the database for them.
+   */
+  warm(addresses: Uint8Array[]): Promise<void> {
+    return this.trie.warm(addresses.map((a) => keccak256(a)));
+  }
+
   /** The block's root, its new trie nodes (final versions only) and its changed accounts. */
   finish(): RootResult {
     const nodes: [Uint8Array, Uint8Array][] = [];

@@ -11,6 +11,8 @@ export interface StateTrie {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   /** Applies puts (non-empty value) and deletes (empty value) in one pass. */
   update(entries: Iterable<TrieUpdate>): Promise<void>;
+  /** Reads the stored nodes on the paths of `keys` into memory; the content does not change. */
+  warm(keys: Iterable<Uint8Array>): Promise<void>;
   /** Root now (hashes only what changed since the last call). */
   root(): Uint8Array;
   /** Root now, plus the nodes created since the last commit (to persist). */

@@ -135,6 +135,17 @@ export class MerkleTrie {
   }
 
   /**
+   * Reads the stored nodes on the paths of `keys` into memory and changes nothing: a later
+   * update of those keys needs no reads. Nodes are shared, so copies of this trie gain them too.
+   */
+  async warm(keys: Iterable<Uint8Array>): Promise<void> {
+    if (this.store === undefined) return;
+    const list: [Uint8Array, undefined][] = [];
+    for (const key of keys) list.push([keyToNibbles(key), undefined]);
+    await this.prefetch(list);
+  }
+
+  /**
    * The root hash. Hashes each node changed since the last root() once; cheap when nothing
    * changed.
    */
