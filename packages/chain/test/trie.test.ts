@@ -257,15 +257,21 @@ class BatchStore extends MemoryNodeStore {
   }
 }
 
+/** A trie of `n` random keys, committed into `store`. */
+async function storedTrie<S extends MemoryNodeStore>(store: S, r: () => number, n: number) {
+  const t = MerkleTrie.empty(store);
+  const keys = Array.from({ length: n }, () => randomBytes(r, 32));
+  await t.update(keys.map((k) => [k, randomValue(r)]));
+  const { root, nodes } = t.commit();
+  store.putAll(nodes);
+  return { t, keys, root };
+}
+
 describe('MerkleTrie over an asynchronous store', () => {
   it('update() reads the nodes of a batch concurrently, each once, and concurrent batches compose', async () => {
     const r = rng(42);
     const store = new SlowStore();
-    const t = MerkleTrie.empty(store);
-    const keys = Array.from({ length: 400 }, () => randomBytes(r, 32));
-    await t.update(keys.map((k) => [k, randomValue(r)]));
-    const { root, nodes } = t.commit();
-    store.putAll(nodes);
+    const { keys, root } = await storedTrie(store, r, 400);
 
     const a = keys.slice(0, 100).map((k) => [k, randomValue(r)] as const);
     const b = keys.slice(100, 200).map((k) => [k, r() < 0.5 ? undefined : randomValue(r)] as const);
@@ -287,11 +293,7 @@ describe('MerkleTrie over a store with getMany', () => {
   it('update() reads each round of nodes with one call; get() still uses get', async () => {
     const r = rng(43);
     const store = new BatchStore();
-    const t = MerkleTrie.empty(store);
-    const keys = Array.from({ length: 500 }, () => randomBytes(r, 32));
-    await t.update(keys.map((k) => [k, randomValue(r)]));
-    const { root, nodes } = t.commit();
-    store.putAll(nodes);
+    const { t, keys, root } = await storedTrie(store, r, 500);
     const batch = keys.slice(0, 200).map((k, i) => [k, i % 3 === 0 ? undefined : randomValue(r)] as const);
     const warm = t.copy();
     await warm.update(batch);
@@ -308,11 +310,7 @@ describe('MerkleTrie over a store with getMany', () => {
   it('warm() reads the paths of keys, changes nothing, and the update after it reads nothing', async () => {
     const r = rng(44);
     const store = new BatchStore();
-    const t = MerkleTrie.empty(store);
-    const keys = Array.from({ length: 500 }, () => randomBytes(r, 32));
-    await t.update(keys.map((k) => [k, randomValue(r)]));
-    const { root, nodes } = t.commit();
-    store.putAll(nodes);
+    const { keys, root } = await storedTrie(store, r, 500);
     // present keys, and absent ones (new accounts) whose paths end at a stored node
     const touched = [...keys.slice(0, 50), ...Array.from({ length: 50 }, () => randomBytes(r, 32))];
     const batch = touched.map((k) => [k, randomValue(r)] as const);
