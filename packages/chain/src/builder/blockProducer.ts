@@ -314,11 +314,16 @@ export class BlockProducer {
     // Their state-trie paths, and the senders', are read meanwhile: the flashblock's root
     // update then finds them in memory instead of reading them on its way to the deadline.
     const recipients: Uint8Array[] = [];
-    for (const t of candidates) if (t.tx.to) recipients.push(t.tx.to.bytes);
+    // Each sender once (a batch holds many transactions of each): for the trie and for execution.
+    const senders = new Map<string, Uint8Array>();
+    for (const t of candidates) {
+      if (t.tx.to) recipients.push(t.tx.to.bytes);
+      if (!senders.has(t.sender)) senders.set(t.sender, hexToBytes(t.sender));
+    }
     if (candidates.length)
       await Promise.all([
         recipients.length ? this.ctx.flat.prefetch(recipients) : undefined,
-        b.warmRoot([...recipients, ...candidates.map((t) => hexToBytes(t.sender))]),
+        b.warmRoot([...recipients, ...senders.values()]),
       ]);
     let staged = 0;
     let sinceYield = 0;
@@ -330,7 +335,7 @@ export class BlockProducer {
         // A flashblock is due: it stages the rest itself, on time.
         if (this.tickDue && !inFlashblock) return staged;
       }
-      const r = await b.add(t.tx, { raw: t.raw, sender: hexToBytes(t.sender), hash: hexToBytes(t.hash) });
+      const r = await b.add(t.tx, { raw: t.raw, sender: senders.get(t.sender)!, hash: hexToBytes(t.hash) });
       if (r.ok) {
         this.staged.push(t);
         this.stagedHashes.add(t.hash);

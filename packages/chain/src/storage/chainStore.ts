@@ -48,7 +48,7 @@ const MISS = Symbol('miss');
  * with no option to read them instead), and a mapped page it has read stays in the node's RSS.
  * The node keeps every block's trie nodes, so the database grows ~1 MB/s at 1,000 transfers/s and
  * the mapped memory grew with it (60 -> 379 MB over 10 minutes). Its table cache holds
- * max_open_files - 10 tables; 74 is LevelDB's floor: 64 tables mapped, ~5-50 MB resident, and a
+ * max_open_files - 10 tables; 74 is LevelDB's floor: 64 tables mapped, 5-65 MB resident in a 10-minute run, and a
  * table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop.
  */
 const MAX_OPEN_FILES = 74;
