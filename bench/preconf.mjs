@@ -334,7 +334,7 @@ async function main() {
     return [...metrics.matchAll(re)].map(([, le, n]) => `<=${le}: ${n}`).join(', ');
   };
   lines.push(`node flashblock build time (s, cumulative): ${histogram('wharf_flashblock_build_seconds')}`);
-  lines.push(`node journal append + fsync (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
+  lines.push(`node journal write beside the state root (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
   lines.push(
     `node seal waits for an earlier block on disk (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );

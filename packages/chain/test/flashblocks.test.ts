@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import { keccak256, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
 import {
   DEV_KEYS,
   killChildNodes,
@@ -240,6 +241,49 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     } finally {
       stream.ws.close();
       sub.ws.close();
+    }
+  });
+
+  it('never shows a flashblock whose journal write failed: its transfer comes in a later one, sealed once, with the right root', async () => {
+    // A fault: the disk refuses the next append (the state root is computed beside it meanwhile).
+    const append = vi
+      .spyOn(FlashblockJournal.prototype, 'append')
+      .mockRejectedValueOnce(new Error('EIO: i/o error, write'));
+    try {
+      const to = '0x00000000000000000000000000000000000fa11e';
+      const from = privateKeyToAccount(KEYS[3]).address;
+      const raw = await signTransfer(
+        KEYS[3],
+        Number(await rpc(node.url, 'eth_getTransactionCount', [from, 'pending'])),
+        to,
+      );
+      const hash = await rpc(node.url, 'eth_sendRawTransaction', [raw]);
+      const shown = await waitFor(async () => {
+        const b = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
+        return b.transactions.includes(hash) ? b : undefined;
+      }, 3000);
+      // The failed write held the transfer; the one after it on disk is what was shown.
+      const calls = append.mock.calls.filter(([, txs]) =>
+        txs.some((t) => Buffer.from(t).toString('hex') === raw.slice(2)),
+      );
+      expect(calls.length).toBe(2);
+      await expect(append.mock.results[0].value).rejects.toThrow('EIO');
+      expect(BigInt(shown.gasUsed)).toBeGreaterThanOrEqual(21000n);
+
+      const sealed = await waitFor(async () => {
+        const r = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
+        return r?.blockHash ? r : undefined;
+      }, 5000);
+      const block = await rpc(node.url, 'eth_getBlockByHash', [sealed.blockHash, false]);
+      expect(block.transactions.filter((h: string) => h === hash)).toHaveLength(1);
+      // The sealed root holds the transfer: a proof from it gives the balance the state gives.
+      const proof = await rpc(node.url, 'eth_getProof', [to, [], sealed.blockNumber]);
+      expect(BigInt(proof.balance)).toBe(parseEther('0.001'));
+      expect(BigInt(await rpc(node.url, 'eth_getBalance', [to, sealed.blockNumber]))).toBe(
+        parseEther('0.001'),
+      );
+    } finally {
+      append.mockRestore();
     }
   });
 

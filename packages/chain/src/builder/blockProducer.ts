@@ -25,7 +25,7 @@ import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
 import { FlashblockJournal } from './flashblockJournal.js';
 import { BuilderMetrics } from './metrics.js';
-import { type IncludedTx, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
+import { type IncludedTx, PendingBlock, type PendingSnapshot, type PreparedRoot } from './pendingBlock.js';
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
 const STAGE_BATCH_MS = 10;
@@ -411,14 +411,23 @@ export class BlockProducer {
     await this.stage(limit - this.staged.length, true);
     const done = this.staged;
     const index = b.snapshot.index + 1;
+    let prepared: PreparedRoot | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
+      const from = this.now();
+      // One write that returns once on disk (the journal's files are O_DSYNC): it is under way
+      // in the thread pool while this thread computes the flashblock's state root beside it.
+      const journaled = this.opts.journal.append(
+        index,
+        b.staged.map((t) => t.raw),
+      );
       try {
-        const from = this.now();
-        await this.opts.journal.append(
-          index,
-          b.staged.map((t) => t.raw),
-        );
+        const rooted = b.prepare();
+        // Both settle before either error is handled: none is left unobserved.
+        const [j, r] = await Promise.allSettled([journaled, rooted]);
+        if (j.status === 'rejected') throw j.reason;
         this.metrics.journalAppend.observe((this.now() - from) / 1000);
+        // A root that failed (a trie read) is computed again by publish.
+        if (r.status === 'fulfilled') prepared = r.value;
       } catch (e) {
         // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
         b.discard();
@@ -431,7 +440,7 @@ export class BlockProducer {
     if (timing) this.hidden = b.snapshot;
     let snapshot: PendingSnapshot;
     try {
-      snapshot = await b.publish(index);
+      snapshot = await b.publish(index, prepared);
       this.clearStaged();
       const built = this.now();
       if (timing) {

@@ -26,7 +26,7 @@ export class BuilderMetrics {
   readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
   readonly journalAppend = new Histogram(
     'wharf_journal_append_seconds',
-    "Time to write a flashblock's transactions to the journal and fsync it (part of the build).",
+    "Time from a flashblock's journal write (O_DSYNC) starting to the builder holding both it and the flashblock's state root, computed meanwhile (part of the build).",
     [0.001, 0.0025, ...SECONDS],
   );
   readonly sealDurableWait = new Histogram(

@@ -37,6 +37,14 @@ export interface IncludedTx {
   gasUsed: bigint;
 }
 
+/** A flashblock's state root, computed before it is published (see `PendingBlock.prepare`). */
+export interface PreparedRoot {
+  /** The working layer it was computed for, and how many transactions that layer held. */
+  readonly layer: JournaledState;
+  readonly txCount: number;
+  readonly stateRoot: IncrementalStateRoot;
+}
+
 export type AddOutcome = { ok: true; included: IncludedTx } | { ok: false; reason: string; retry: boolean };
 
 /**
@@ -82,7 +90,7 @@ export class PendingBlock {
    */
   private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
   /** The header's roots and bloom, advanced by each publish over what it added only. */
-  private readonly stateRoot: IncrementalStateRoot;
+  private stateRoot: IncrementalStateRoot;
   private readonly txTrie = new AppendOnlyOrderedTrie();
   private readonly receiptTrie = new AppendOnlyOrderedTrie();
   private readonly bloom = new Uint8Array(256);
@@ -202,10 +210,25 @@ export class PendingBlock {
   }
 
   /**
-   * Freezes the flashblock being built and makes it what `pending` reads see. Call only after
-   * the journal has its transactions on disk. Returns the new snapshot.
+   * Computes the state root the flashblock being built will publish, on a fork of the block's
+   * root: nothing changes here, so it can run while the journal write is still on its way to
+   * the disk (a failed write then just drops it). Pass the result to `publish`. Undefined when
+   * nothing is staged.
    */
-  async publish(index: number): Promise<PendingSnapshot> {
+  async prepare(): Promise<PreparedRoot | undefined> {
+    const w = this.working;
+    if (!w?.txs.length) return undefined;
+    const stateRoot = this.stateRoot.fork();
+    await stateRoot.apply(w.state.diff(), w.state);
+    return { layer: w.state, txCount: w.txs.length, stateRoot };
+  }
+
+  /**
+   * Freezes the flashblock being built and makes it what `pending` reads see. Call only after
+   * the journal has its transactions on disk; `prepared` is its root from `prepare()`, else it
+   * is computed here. Returns the new snapshot.
+   */
+  async publish(index: number, prepared?: PreparedRoot): Promise<PendingSnapshot> {
     const w = this.working;
     this.working = undefined;
     const added = w?.txs ?? [];
@@ -217,7 +240,8 @@ export class PendingBlock {
       this.top = w.state;
       this.txs = [...this.txs, ...added];
       for (const t of added) this.publishedGas += t.gasUsed;
-      await this.stateRoot.apply(diff, w.state);
+      if (prepared?.layer === w.state && prepared.txCount === added.length) this.stateRoot = prepared.stateRoot;
+      else await this.stateRoot.apply(diff, w.state);
       this.txTrie.append(added.map((t) => t.raw));
       this.receiptTrie.append(added.map((t) => t.encodedReceipt));
       for (const t of added) for (let i = 0; i < 256; i++) this.bloom[i] |= t.receipt.bloom[i];

@@ -37,6 +37,17 @@ export class IncrementalStateRoot {
     this.current = baseRoot;
   }
 
+  /**
+   * An independent copy at the same root, sharing every node (tries are copied in O(1)): work
+   * that may be dropped (a flashblock not yet on disk) is done on a fork and the fork kept.
+   */
+  fork(): IncrementalStateRoot {
+    const f = new IncrementalStateRoot(this.current, this.store, this.trie);
+    for (const [k, st] of this.storage) f.storage.set(k, st.copy());
+    for (const [k, a] of this.accounts) f.accounts.set(k, a);
+    return f;
+  }
+
   get root(): Uint8Array {
     return this.current;
   }
