@@ -6,6 +6,7 @@ import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
 import type { Logger } from 'pino';
 import { redactUrl } from './flags.js';
+import { lowerHelperThreads } from './threadPriority.js';
 
 export interface ChainFlags {
   host: string;
@@ -69,6 +70,8 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     genesisPath: flags.genesis,
     logger: logger.child({ part: 'chain' }),
   });
+  // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
+  lowerHelperThreads();
   logger.info({ url: node.url }, 'chain node listening');
   return node;
 }
