@@ -240,7 +240,8 @@ export class PendingBlock {
       this.top = w.state;
       this.txs = [...this.txs, ...added];
       for (const t of added) this.publishedGas += t.gasUsed;
-      if (prepared?.layer === w.state && prepared.txCount === added.length) this.stateRoot = prepared.stateRoot;
+      if (prepared?.layer === w.state && prepared.txCount === added.length)
+        this.stateRoot = prepared.stateRoot;
       else await this.stateRoot.apply(diff, w.state);
       this.txTrie.append(added.map((t) => t.raw));
       this.receiptTrie.append(added.map((t) => t.encodedReceipt));
