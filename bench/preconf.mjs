@@ -286,6 +286,15 @@ async function main() {
   const afterMinute = rss.filter((r) => r.t >= 60 + WARMUP);
   const growth =
     afterMinute.length > 1 ? afterMinute[afterMinute.length - 1].mb / afterMinute[0].mb - 1 : Number.NaN;
+  // One sample swings +-10% with the GC's phase (the old generation grows to 3x its live size
+  // between full GCs): the trend is the mean of the second minute against the mean of the last.
+  const mean = (xs) => xs.reduce((a, r) => a + r.mb, 0) / xs.length;
+  const secondMinute = rss.filter((r) => r.t >= 60 + WARMUP && r.t < 120 + WARMUP);
+  const lastMinute = rss.filter((r) => r.t >= rss[rss.length - 1].t - 60);
+  const trend =
+    SECONDS >= 180 && secondMinute.length && lastMinute.length
+      ? { from: mean(secondMinute), to: mean(lastMinute) }
+      : undefined;
 
   if (refused.size) console.log('refused:', Object.fromEntries(refused));
   const lines = [
@@ -297,6 +306,9 @@ async function main() {
     `node RSS: idle ${f(rss[0].mb)} MB, max ${f(Math.max(...rss.map((r) => r.mb)))} MB, end ${f(rss[rss.length - 1].mb)} MB` +
       (afterMinute.length > 1
         ? `; after the first minute ${f(afterMinute[0].mb)} -> ${f(afterMinute[afterMinute.length - 1].mb)} MB (${(growth * 100).toFixed(1)}%)`
+        : '') +
+      (trend
+        ? `; mean of the second minute ${f(trend.from)} -> of the last ${f(trend.to)} MB (${((trend.to / trend.from - 1) * 100).toFixed(1)}%)`
         : ''),
   ];
   const heapPerMinute = heap.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(heap[i - 1].t / 60));
@@ -334,7 +346,13 @@ async function main() {
     return [...metrics.matchAll(re)].map(([, le, n]) => `<=${le}: ${n}`).join(', ');
   };
   lines.push(`node flashblock build time (s, cumulative): ${histogram('wharf_flashblock_build_seconds')}`);
-  lines.push(`node journal write beside the state root (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
+  // The node's own clock: separates a late publication from a late arrival at this client.
+  lines.push(
+    `node flashblock published after its deadline (s, cumulative): ${histogram('wharf_flashblock_lateness_seconds')}`,
+  );
+  lines.push(
+    `node journal write beside the state root (s, cumulative): ${histogram('wharf_journal_append_seconds')}`,
+  );
   lines.push(
     `node seal waits for an earlier block on disk (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );

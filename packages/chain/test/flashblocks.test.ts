@@ -291,8 +291,15 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     const res = await fetch(`${node.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+    const value = (name: string) =>
+      Number(text.match(new RegExp(`^${name.replace(/[{}+]/g, '\\$&')} (\\S+)$`, 'm'))?.[1]);
     expect(value('wharf_flashblock_build_seconds_count')).toBeGreaterThan(10);
+    // Every timed flashblock says how late it was shown (the +Inf bucket holds them all).
+    expect(value('wharf_flashblock_lateness_seconds_count')).toBeGreaterThan(10);
+    expect(value('wharf_flashblock_lateness_seconds_bucket{le="+Inf"}')).toBe(
+      value('wharf_flashblock_lateness_seconds_count'),
+    );
+    expect(value('wharf_flashblock_lateness_seconds_sum')).toBeGreaterThanOrEqual(0);
     expect(value('wharf_submit_to_pending_seconds_count')).toBeGreaterThanOrEqual(4);
     expect(value('wharf_seal_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(value('wharf_flashblock_transactions_sum')).toBeGreaterThanOrEqual(4);

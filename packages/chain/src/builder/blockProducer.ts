@@ -73,6 +73,7 @@ export class BlockProducer {
   private blockStart = 0;
   private readonly sealListeners = new Set<SealListener>();
   private readonly flashblockListeners = new Set<FlashblockListener>();
+  private readonly builtListeners = new Set<FlashblockListener>();
   private stopped = false;
   private pool?: TxPool;
   /** Build time, transactions per flashblock, submit-to-pending, seal time (GET /metrics). */
@@ -188,6 +189,16 @@ export class BlockProducer {
   onFlashblock(l: FlashblockListener): () => void {
     this.flashblockListeners.add(l);
     return () => this.flashblockListeners.delete(l);
+  }
+
+  /**
+   * A timed flashblock once it is built, before it is shown at its deadline: time to prepare what
+   * will be sent when it is (streams render their messages here, so that publication only sends).
+   * Nothing may show it yet. Not called for flashblocks shown as soon as built.
+   */
+  onFlashblockBuilt(l: FlashblockListener): () => void {
+    this.builtListeners.add(l);
+    return () => this.builtListeners.delete(l);
   }
 
   /** Publishes a last flashblock and seals the pending block now (tests, evm_mine-like use). */
@@ -446,7 +457,11 @@ export class BlockProducer {
       if (timing) {
         this.buildTimes.push(built - Math.min(timing.firedAt, started));
         if (this.buildTimes.length > BUILD_TIMES_KEPT) this.buildTimes.shift();
-        if (timing.showAt > built) await sleep(timing.showAt - built);
+        if (timing.showAt > built) {
+          for (const l of this.builtListeners) this.callListener(l, snapshot);
+          const ready = this.now();
+          if (timing.showAt > ready) await sleep(timing.showAt - ready);
+        }
       }
       this.metrics.flashblockBuild.observe((built - started) / 1000);
     } finally {
@@ -455,6 +470,7 @@ export class BlockProducer {
     const publishedAt = this.now();
     this.emitFlashblock(snapshot);
     const m = this.metrics;
+    if (timing) m.flashblockLateness.observe(Math.max(0, publishedAt - timing.showAt) / 1000);
     m.flashblocks++;
     m.flashblockTxs.observe(done.length);
     for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
@@ -518,12 +534,14 @@ export class BlockProducer {
   }
 
   private emitFlashblock(s: PendingSnapshot): void {
-    for (const l of this.flashblockListeners) {
-      try {
-        l(s);
-      } catch (e) {
-        this.opts.onError?.(e);
-      }
+    for (const l of this.flashblockListeners) this.callListener(l, s);
+  }
+
+  private callListener(l: FlashblockListener, s: PendingSnapshot): void {
+    try {
+      l(s);
+    } catch (e) {
+      this.opts.onError?.(e);
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * The builder's Prometheus metrics (served at GET /metrics): flashblock build time, transactions
- * per flashblock, submit-to-pending latency (pool arrival to publication) and seal time.
+ * The builder's Prometheus metrics (served at GET /metrics): flashblock build time and lateness,
+ * transactions per flashblock, submit-to-pending latency (pool arrival to publication) and seal time.
  * Histograms with fixed buckets; `render()` is the text exposition format.
  */
 import { Histogram } from '../prometheus.js';
@@ -12,6 +12,11 @@ export class BuilderMetrics {
     'wharf_flashblock_build_seconds',
     'Time from a flashblock starting to its publication (execution, journal fsync, roots).',
     SECONDS,
+  );
+  readonly flashblockLateness = new Histogram(
+    'wharf_flashblock_lateness_seconds',
+    'How long after its deadline (block open + index * interval) a flashblock was published; 0 when on time.',
+    [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
   );
   readonly flashblockTxs = new Histogram(
     'wharf_flashblock_transactions',
@@ -40,6 +45,7 @@ export class BuilderMetrics {
   render(): string {
     return `${[
       this.flashblockBuild.render(),
+      this.flashblockLateness.render(),
       this.flashblockTxs.render(),
       this.submitToPending.render(),
       this.seal.render(),

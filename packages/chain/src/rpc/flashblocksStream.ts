@@ -82,15 +82,27 @@ export function flashblockPayload(s: PendingSnapshot): Record<string, unknown> {
 
 /**
  * Fans flashblocks out to `/flashblocks` sockets. `publish` is the builder's flashblock
- * listener; `attach` takes a socket the server upgraded on that path.
+ * listener (`prepare` its built-flashblock listener); `attach` takes a socket the server upgraded
+ * on that path.
  */
 export class FlashblocksStream {
   private readonly sockets = new Set<WebSocket>();
   /** The current block's messages, index 0 first (what a new client is sent on connect). */
   private current: string[] = [];
+  /** A flashblock rendered before its deadline (see `prepare`), and its message. */
+  private prepared?: { snapshot: PendingSnapshot; msg: string };
+
+  /**
+   * Renders a flashblock built ahead of its deadline, so that `publish` only sends: a 200-transfer
+   * message takes a few milliseconds to render, which every client would otherwise see as lateness.
+   */
+  prepare(s: PendingSnapshot): void {
+    this.prepared = { snapshot: s, msg: JSON.stringify(flashblockPayload(s)) };
+  }
 
   publish(s: PendingSnapshot): void {
-    const msg = JSON.stringify(flashblockPayload(s));
+    const msg = this.prepared?.snapshot === s ? this.prepared.msg : JSON.stringify(flashblockPayload(s));
+    this.prepared = undefined;
     if (s.index === 0) this.current = [];
     this.current.push(msg);
     for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(msg);
