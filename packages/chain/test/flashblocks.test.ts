@@ -74,6 +74,10 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newFlashblocks'] }),
     );
     sub.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_subscribe', params: ['newHeads'] }));
+    // Full transactions, beside the hashes-only subscription: each gets its own shape.
+    sub.ws.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_subscribe', params: ['newFlashblocks', true] }),
+    );
     try {
       // Start right after a seal so the whole block time is ahead.
       const start = BigInt(await rpc(node.url, 'eth_blockNumber'));
@@ -238,6 +242,22 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
         expect(ofSealed[i].transactions.slice(0, ofSealed[i - 1].transactions.length)).toEqual(
           ofSealed[i - 1].transactions,
         );
+      const fullOfSealed = notes
+        .filter((m) => m.params.subscription === subIds[2])
+        .map((m) => m.params.result)
+        .filter((b) => b.parentHash === latest.hash);
+      expect(fullOfSealed.length).toBe(ofSealed.length);
+      const lastFull = fullOfSealed[fullOfSealed.length - 1];
+      expect(lastFull.transactions.map((t: { hash: string }) => t.hash)).toEqual(preconfirmed);
+      expect(lastFull.transactions[0]).toMatchObject({
+        from: privateKeyToAccount(KEYS[0]).address.toLowerCase(),
+        blockHash: null,
+        transactionIndex: '0x0',
+      });
+      expect({ ...lastFull, transactions: [] }).toEqual({
+        ...ofSealed[ofSealed.length - 1],
+        transactions: [],
+      });
     } finally {
       stream.ws.close();
       sub.ws.close();

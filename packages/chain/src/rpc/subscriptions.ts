@@ -4,11 +4,31 @@
  * full transactions), newPendingTransactions when the pool accepts a transaction.
  */
 import { randomBytes } from 'node:crypto';
+import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { method, type Connection, type Methods } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatHeader, formatTx } from './format.js';
 import { blockLogs, parseFilter } from './logs.js';
+
+/**
+ * A flashblock's pending block, formatted once for every newFlashblocks subscriber (a full block
+ * of 2,000 transfers is ~2,000 transaction objects; each subscriber formatting its own copy
+ * delayed every later listener, and the next flashblock, by as much).
+ */
+const formatted = new WeakMap<PendingSnapshot, { hashes?: unknown; full?: unknown }>();
+function pendingBlockJson(s: PendingSnapshot, full: boolean): unknown {
+  let f = formatted.get(s);
+  if (!f) formatted.set(s, (f = {}));
+  const key = full ? 'full' : 'hashes';
+  f[key] ??= formatBlock(
+    s.block,
+    full,
+    s.txs.map((t) => t.sender),
+    { pending: true },
+  );
+  return f[key];
+}
 
 function notify(conn: Connection, subscription: string, result: unknown): void {
   conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription, result } });
@@ -35,18 +55,7 @@ export const subscriptionMethods: Methods = {
     } else if (kind === 'newFlashblocks') {
       // The pending block after every flashblock (index 0: the block just opened, empty).
       const full = p.has(1) && p.raw(1) === true;
-      off = c.producer.onFlashblock((s) =>
-        notify(
-          conn,
-          id,
-          formatBlock(
-            s.block,
-            full,
-            s.txs.map((t) => t.sender),
-            { pending: true },
-          ),
-        ),
-      );
+      off = c.producer.onFlashblock((s) => notify(conn, id, pendingBlockJson(s, full)));
     } else if (kind === 'newPendingTransactions') {
       const full = p.has(1) && p.raw(1) === true;
       off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));
