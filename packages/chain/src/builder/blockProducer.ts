@@ -2,7 +2,7 @@
  * Block production as flashblocks. A block opens (flashblock index 0, no transactions) the
  * moment its parent is sealed; pool arrivals are executed into the flashblock being built as
  * they come (staged, in 10 ms batches, invisible); every `flashblockInterval` whatever is staged
- * is journaled (fsync) and published as flashblock 1, 2, ...; at the block time the last
+ * is journaled (one O_DSYNC write) and published as flashblock 1, 2, ...; at the block time the last
  * flashblock is published and the block is sealed with exactly the published transactions, in
  * order. A flashblock reaches the journal before it is published: a crash loses nothing that
  * anyone has seen, and `recover()` finishes the interrupted blocks at the next start.
@@ -10,8 +10,9 @@
  *
  *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer)
  *   timer (absolute deadlines: open + k * interval) ─> queue: flashblock(k)
- *       stage the rest ─> journal.append + fsync ─> PendingBlock.publish (pending reads switch)
- *       ─> pool.onIncluded ─> onFlashblock listeners
+ *       stage the rest ─> journal.append (O_DSYNC) beside PendingBlock.prepare (state root on a
+ *       fork) ─> PendingBlock.publish ─> onFlashblockBuilt listeners (streams render) ─> at the
+ *       deadline: pending reads switch ─> onFlashblock listeners ─> pool.onIncluded
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
  *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs)
  *       ─> [block n-2 on disk] ─> journal.openBlock (n+1) ─> onFlashblock(index 0)

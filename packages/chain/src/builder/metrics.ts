@@ -10,7 +10,7 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.
 export class BuilderMetrics {
   readonly flashblockBuild = new Histogram(
     'wharf_flashblock_build_seconds',
-    'Time from a flashblock starting to its publication (execution, journal fsync, roots).',
+    'Time from a flashblock starting to its being ready to publish (execution, journal write, roots).',
     SECONDS,
   );
   readonly flashblockLateness = new Histogram(
