@@ -19,7 +19,10 @@ import { blockLogs, parseFilter } from './logs.js';
 const formatted = new WeakMap<PendingSnapshot, { hashes?: unknown; full?: unknown }>();
 function pendingBlockJson(s: PendingSnapshot, full: boolean): unknown {
   let f = formatted.get(s);
-  if (!f) formatted.set(s, (f = {}));
+  if (!f) {
+    f = {};
+    formatted.set(s, f);
+  }
   const key = full ? 'full' : 'hashes';
   f[key] ??= formatBlock(
     s.block,
