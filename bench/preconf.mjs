@@ -194,6 +194,7 @@ async function main() {
 
   await new Promise((r) => setTimeout(r, 2000));
   const rss = [{ t: 0, ...rssOf() }];
+  const cpuAtStart = machineCpu();
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
   // The node's own view of its memory and GC (GET /metrics), every 10 s: what grows, and the pauses.
@@ -234,6 +235,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 2500)); // one more block for the interval figures
   clearInterval(rssTimer);
+  const cpuAtEnd = machineCpu();
   clearInterval(heapTimer);
   const collected = await ask('collect');
   const flashblocks = collected.flashblocks; // { at, index, block }
@@ -363,6 +365,16 @@ async function main() {
   lines.push(
     `node major GC pauses (s, cumulative): ${histogram('nodejs_gc_duration_seconds', 'kind="major",')}`,
   );
+  // A flashblock is shown only once its journal write is on disk: a disk that stalls (iowait)
+  // delays it, and a host that takes the CPU away (steal) delays everything.
+  if (cpuAtStart && cpuAtEnd) {
+    const d = cpuAtEnd.map((v, i) => v - cpuAtStart[i]);
+    const total = d.reduce((a, b) => a + b, 0);
+    const share = (i) => `${((100 * d[i]) / total).toFixed(1)}%`;
+    lines.push(
+      `machine during the run (/proc/stat): iowait ${share(4)}, steal ${share(7)}, idle ${share(3)}`,
+    );
+  }
   for (const l of lines) console.log(l);
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });
@@ -384,6 +396,16 @@ async function main() {
       2,
     ),
   );
+}
+
+/** The machine's CPU time so far (user, nice, system, idle, iowait, irq, softirq, steal), Linux only. */
+function machineCpu() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    return line.trim().split(/\s+/).slice(1, 9).map(Number);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Memory and GC figures from the node's /metrics text (MB, ms). */
