@@ -89,23 +89,31 @@ export class FlashblocksStream {
   private readonly sockets = new Set<WebSocket>();
   /** The current block's messages, index 0 first (what a new client is sent on connect). */
   private current: string[] = [];
-  /** A flashblock rendered before its deadline (see `prepare`), and its message. */
-  private prepared?: { snapshot: PendingSnapshot; msg: string };
+  /** Each flashblock's message, rendered once: ahead of its deadline (`prepare`) or when shown. */
+  private readonly rendered = new WeakMap<PendingSnapshot, string>();
 
   /**
    * Renders a flashblock built ahead of its deadline, so that `publish` only sends: a 200-transfer
    * message takes a few milliseconds to render, which every client would otherwise see as lateness.
    */
   prepare(s: PendingSnapshot): void {
-    this.prepared = { snapshot: s, msg: JSON.stringify(flashblockPayload(s)) };
+    this.message(s);
   }
 
   publish(s: PendingSnapshot): void {
-    const msg = this.prepared?.snapshot === s ? this.prepared.msg : JSON.stringify(flashblockPayload(s));
-    this.prepared = undefined;
+    const msg = this.message(s);
     if (s.index === 0) this.current = [];
     this.current.push(msg);
     for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(msg);
+  }
+
+  private message(s: PendingSnapshot): string {
+    let msg = this.rendered.get(s);
+    if (msg === undefined) {
+      msg = JSON.stringify(flashblockPayload(s));
+      this.rendered.set(s, msg);
+    }
+    return msg;
   }
 
   attach(ws: WebSocket): void {

@@ -14,7 +14,8 @@ import { blockLogs, parseFilter } from './logs.js';
 /**
  * A flashblock's pending block, formatted once for every newFlashblocks subscriber (a full block
  * of 2,000 transfers is ~2,000 transaction objects; each subscriber formatting its own copy
- * delayed every later listener, and the next flashblock, by as much).
+ * delayed every later listener, and the next flashblock, by as much), and while the flashblock
+ * waits for its deadline, as /flashblocks renders its messages.
  */
 const formatted = new WeakMap<PendingSnapshot, { hashes?: unknown; full?: unknown }>();
 function pendingBlockJson(s: PendingSnapshot, full: boolean): unknown {
@@ -58,7 +59,12 @@ export const subscriptionMethods: Methods = {
     } else if (kind === 'newFlashblocks') {
       // The pending block after every flashblock (index 0: the block just opened, empty).
       const full = p.has(1) && p.raw(1) === true;
-      off = c.producer.onFlashblock((s) => notify(conn, id, pendingBlockJson(s, full)));
+      const offBuilt = c.producer.onFlashblockBuilt((s) => pendingBlockJson(s, full));
+      const offShown = c.producer.onFlashblock((s) => notify(conn, id, pendingBlockJson(s, full)));
+      off = () => {
+        offBuilt();
+        offShown();
+      };
     } else if (kind === 'newPendingTransactions') {
       const full = p.has(1) && p.raw(1) === true;
       off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));

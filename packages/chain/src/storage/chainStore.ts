@@ -154,18 +154,19 @@ export class ChainStore {
 
   /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
   async getMany(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
-    if (!this.unwritten.size) return this.db.getMany(ks, { snapshot: this.view });
+    if (!this.unwritten.size) return this.fromDb(ks);
     const out = ks.map((k) => this.fromOverlay(k));
     const at: number[] = [];
     for (const [i, o] of out.entries()) if (o === MISS) at.push(i);
     if (at.length) {
-      const got = await this.db.getMany(
-        at.map((i) => ks[i]),
-        { snapshot: this.view },
-      );
+      const got = await this.fromDb(at.map((i) => ks[i]));
       for (const [j, i] of at.entries()) out[i] = got[j];
     }
     return out as (Bytes | undefined)[];
+  }
+
+  private fromDb(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
+    return this.db.getMany(ks, { snapshot: this.view });
   }
 
   async hashByNumber(n: bigint): Promise<Bytes | undefined> {
