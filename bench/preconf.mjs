@@ -195,6 +195,7 @@ async function main() {
   await new Promise((r) => setTimeout(r, 2000));
   const rss = [{ t: 0, ...rssOf() }];
   const cpuAtStart = machineCpu();
+  const ioAtStart = processIo(pid);
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
   // The node's own view of its memory and GC (GET /metrics), every 10 s: what grows, and the pauses.
@@ -236,6 +237,8 @@ async function main() {
   await new Promise((r) => setTimeout(r, 2500)); // one more block for the interval figures
   clearInterval(rssTimer);
   const cpuAtEnd = machineCpu();
+  const ioAtEnd = processIo(pid);
+  const ioSeconds = (now() - start) / 1000;
   clearInterval(heapTimer);
   const collected = await ask('collect');
   const flashblocks = collected.flashblocks; // { at, index, block }
@@ -375,6 +378,13 @@ async function main() {
       `machine during the run (/proc/stat): iowait ${share(4)}, steal ${share(7)}, idle ${share(3)}`,
     );
   }
+  // The node's own writes share the disk with its journal: what it sends to the block layer.
+  if (ioAtStart && ioAtEnd) {
+    const mbps = (k) => ((ioAtEnd[k] - ioAtStart[k]) / 1024 / 1024 / ioSeconds).toFixed(1);
+    lines.push(
+      `node disk I/O (/proc/pid/io): wrote ${mbps('write_bytes')} MB/s, read ${mbps('read_bytes')} MB/s`,
+    );
+  }
   for (const l of lines) console.log(l);
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });
@@ -403,6 +413,21 @@ function machineCpu() {
   try {
     const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
     return line.trim().split(/\s+/).slice(1, 9).map(Number);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's I/O counters (bytes), Linux only. */
+function processIo(pid) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((l) => [l.split(':')[0], Number(l.split(':')[1])]),
+    );
   } catch {
     return undefined;
   }

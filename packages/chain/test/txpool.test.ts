@@ -4,6 +4,7 @@
  * RLP encoder below); the account state is a fake (the pool's state is not under test).
  */
 import { RLP } from '@ethereumjs/rlp';
+import { createTxFromRLP } from '@ethereumjs/tx';
 import { type Hex, hexToBytes, keccak256, toHex } from 'viem';
 import { sign } from 'viem/accounts';
 import { beforeEach, describe, expect, test } from 'vitest';
@@ -240,6 +241,36 @@ describe('transaction types', () => {
       expect(toHex(ptx.tx.hash())).toBe(ptx.hash);
     }
     expect(open.status()).toEqual({ pending: 5, queued: 0 });
+  });
+
+  test('transactions built for the builder share one Common and cost what a fresh build says', async () => {
+    const raws = [
+      await eip1559(alice, { nonce: 0, data: '0x00aa0000ff', gas: 30_000n }),
+      await eip1559(alice, { nonce: 1, to: null, data: '0x6000', gas: 60_000n }),
+      hexToBytes(
+        await alice.signTransaction({
+          type: 'eip2930',
+          chainId: CHAIN_ID,
+          nonce: 2,
+          gas: 30_000n,
+          gasPrice: 10n * GWEI,
+          to: RECIPIENT,
+          accessList: [{ address: RECIPIENT, storageKeys: [toHex(1n, { size: 32 })] }],
+        }),
+      ),
+    ];
+    const built = [];
+    for (const raw of raws) built.push((await pool.add(raw)).tx);
+    for (const [i, tx] of built.entries()) {
+      const fresh = createTxFromRLP(raws[i], { common });
+      expect(tx.getIntrinsicGas()).toBe(fresh.getIntrinsicGas());
+      expect(tx.getDataGas()).toBe(fresh.getDataGas());
+      expect(tx.common.hardfork()).toBe(common.hardfork());
+      expect(tx.common).toBe(built[0].common);
+    }
+    // The pool's own Common is not the shared one, and still copies itself.
+    expect(built[0].common).not.toBe(common);
+    expect(common.copy()).not.toBe(common);
   });
 
   test('a legacy v that is neither 27/28 nor EIP-155 is an invalid sender', async () => {
