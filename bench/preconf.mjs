@@ -12,6 +12,7 @@
  *
  *   npm run build && node bench/preconf.mjs [--rate 1000] [--seconds 30] [--senders 100]
  *                                           [--recipients 0 (fresh addresses) | N]
+ *                                           [--data-dir-in /dev/shm (no disk under the journal)]
  * No peer runs this side by side: Anvil and Hardhat have no pre-confirmations.
  */
 import fs from 'node:fs';
@@ -98,6 +99,8 @@ async function main() {
       interval: { type: 'string', default: '200' },
       port: { type: 'string', default: '18645' },
       warmup: { type: 'string', default: '3' },
+      // Where the node's data dir goes: the journal's O_DSYNC writes wait for this disk.
+      'data-dir-in': { type: 'string' },
     },
   });
   const RATE = Number(args.rate);
@@ -120,6 +123,7 @@ async function main() {
     port: Number(args.port),
     blockTime: 2,
     extra: ['--flashblock-interval', String(INTERVAL), '--accounts', String(SENDERS)],
+    dataDir: args['data-dir-in'],
   });
   process.on('exit', () => node.child.kill('SIGKILL'));
   await node.ready();
@@ -207,7 +211,9 @@ async function main() {
       heap.push({ t, ...processFigures(text) });
     } catch {}
   }, 10_000);
-  process.stderr.write(`offering ${RATE}/s for ${WARMUP} s of warm-up, then ${SECONDS} s measured...\n`);
+  process.stderr.write(
+    `offering ${RATE}/s for ${WARMUP} s of warm-up, then ${SECONDS} s measured (data dir in ${args['data-dir-in'] ?? 'the OS temp folder'})...\n`,
+  );
   const worker = new Worker(new URL(import.meta.url), {
     workerData: {
       wsUrl: node.url.replace('http', 'ws'),

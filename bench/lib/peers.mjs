@@ -72,9 +72,12 @@ function launch(name, cmd, args, url, opts = {}, scratch = []) {
   };
 }
 
-/** blockTime in seconds; 0 = automine. */
-export function wharfNode({ port, blockTime = 2, extra = [] }) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-bench-'));
+/**
+ * blockTime in seconds; 0 = automine. `dataDir`: the folder to make the node's data dir in
+ * (default the OS temp folder; /dev/shm takes the disk out of a measurement).
+ */
+export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os.tmpdir() }) {
+  const dataDir = fs.mkdtempSync(path.join(under, 'wharf-bench-'));
   const bin = path.join(root, 'packages/cli/dist/bin.js');
   return launch(
     'wharf',
