@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlockProducer } from './builder/blockProducer.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
+import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
@@ -71,6 +72,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     mining: options.mining,
     journal: await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
+    onLate: lateFlashblockLogger(log),
   });
   const flashblocks = new FlashblocksStream();
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));

@@ -5,11 +5,14 @@
  * deliver indexes 0..n; after kill -9 the restarted node seals what was pre-confirmed.
  */
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { keccak256, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
+import { causeOf, lateFlashblockLogger } from '../src/builder/lateFlashblocks.js';
 import {
   DEV_KEYS,
   killChildNodes,
@@ -348,6 +351,90 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     } finally {
       late.ws.close();
     }
+  });
+});
+
+describe('a flashblock held back by a slow disk', () => {
+  it('is shown only once on disk, and the node warns that the disk made it late', async () => {
+    const lines: any[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(JSON.parse(chunk.toString()));
+          done();
+        },
+      }),
+    );
+    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200, logger });
+    // A fault: the disk takes 400 ms over the next append.
+    const original = FlashblockJournal.prototype.append;
+    let wroteAt = 0;
+    const append = vi.spyOn(FlashblockJournal.prototype, 'append').mockImplementationOnce(async function (
+      this: FlashblockJournal,
+      ...args
+    ) {
+      await new Promise((r) => setTimeout(r, 400));
+      await original.apply(this, args);
+      wroteAt = Date.now();
+    });
+    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
+    // When each message arrived, beside stream.messages (same order).
+    const arrivals: number[] = [];
+    stream.ws.on('message', () => arrivals.push(Date.now()));
+    try {
+      const raw = await signTransfer(KEYS[1], 0);
+      const hash = keccak256(raw);
+      await rpc(node.url, 'eth_sendRawTransaction', [raw]);
+      const carrying = () =>
+        stream.messages.find((m) => m.diff.transactions.some((t: string) => keccak256(t as never) === hash));
+      await waitFor(async () => carrying(), 3000);
+      const shownAt = arrivals[stream.messages.indexOf(carrying())];
+      expect(wroteAt).toBeGreaterThan(0);
+      expect(shownAt).toBeGreaterThanOrEqual(wroteAt);
+      const warning = await waitFor(async () => lines.find((l) => l.msg === 'flashblock shown late'), 2000);
+      expect(warning.cause).toBe('the disk (journal write)');
+      expect(warning.journalMs).toBeGreaterThanOrEqual(400);
+      expect(warning.lateMs).toBeGreaterThan(100);
+      expect(warning.block).toBe(Number(BigInt(carrying().metadata.block_number)));
+      expect(warning.index).toBe(carrying().index);
+    } finally {
+      append.mockRestore();
+      stream.ws.close();
+      await node.stop();
+    }
+  });
+});
+
+describe('the late-flashblock warning', () => {
+  it('says which part took longest, at most once a second, counting the ones it left out', () => {
+    const lines: any[] = [];
+    const log = { warn: (o: unknown, msg: string) => lines.push({ ...(o as object), msg }) };
+    let t = 0;
+    const report = lateFlashblockLogger(log as never, () => t);
+    const late = { block: 7n, index: 3, lateMs: 45.4, timerMs: 40, queuedMs: 1, buildMs: 6 };
+    report(late);
+    t = 500;
+    report({ ...late, index: 4 });
+    t = 1200;
+    report({ ...late, index: 5, timerMs: 0, queuedMs: 30, buildMs: 5 });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        block: 7,
+        index: 3,
+        lateMs: 45,
+        cause: 'the event loop was busy (timer fired late)',
+      }),
+      expect.objectContaining({
+        index: 5,
+        cause: 'waited behind a staging pass or a seal',
+        alsoLateSinceLastWarning: 1,
+      }),
+    ]);
+    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 70 })).toBe('the disk (journal write)');
+    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 10 })).toBe(
+      'building (execution, state root)',
+    );
   });
 });
 

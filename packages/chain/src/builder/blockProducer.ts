@@ -47,11 +47,30 @@ export interface ProducerOptions {
   journal?: FlashblockJournal;
   now?: () => number;
   onError?: (e: unknown) => void;
+  /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
+  onLate?: (late: LateFlashblock) => void;
 }
 
-/** A timed flashblock: shown at its deadline, and when its timer fired (both ms, `now()`). */
+/** Where a late flashblock's time went (ms). */
+export interface LateFlashblock {
+  block: bigint;
+  index: number;
+  /** Shown this long after its deadline. */
+  lateMs: number;
+  /** Its timer fired this long after it was set to (the event loop was busy). */
+  timerMs: number;
+  /** It waited this long in the builder's queue (a staging pass or a seal ahead of it). */
+  queuedMs: number;
+  /** From its start to built: staging what was left, the journal write, the state root. */
+  buildMs: number;
+  /** The journal write (beside the state root), if it had transactions. */
+  journalMs?: number;
+}
+
+/** A timed flashblock: shown at its deadline; when its timer was set to fire, and fired (ms, `now()`). */
 interface FlashblockTiming {
   showAt: number;
+  firesAt: number;
   firedAt: number;
 }
 
@@ -245,16 +264,14 @@ export class BlockProducer {
     const blockMs = this.opts.blockTime * 1000;
     const nextIndex = this.building.snapshot.index + 1;
     const due = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
-    this.timer = setTimeout(
-      () => {
-        this.tickDue = true;
-        this.onTickDue?.();
-        this.onTickDue = this.tickDueSignal = undefined;
-        const firedAt = this.now();
-        this.enqueue(() => this.tick({ showAt: due, firedAt }));
-      },
-      Math.max(0, due - this.lead() - this.now()),
-    );
+    const firesAt = Math.max(this.now(), due - this.lead());
+    this.timer = setTimeout(() => {
+      this.tickDue = true;
+      this.onTickDue?.();
+      this.onTickDue = this.tickDueSignal = undefined;
+      const firedAt = this.now();
+      this.enqueue(() => this.tick({ showAt: due, firesAt, firedAt }));
+    }, firesAt - this.now());
   }
 
   /**
@@ -424,6 +441,7 @@ export class BlockProducer {
     const done = this.staged;
     const index = b.snapshot.index + 1;
     let prepared: PreparedRoot | undefined;
+    let journalMs: number | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       const from = this.now();
       // One write that returns once on disk (the journal's files are O_DSYNC): it is under way
@@ -437,7 +455,8 @@ export class BlockProducer {
         // Both settle before either error is handled: none is left unobserved.
         const [j, r] = await Promise.allSettled([journaled, rooted]);
         if (j.status === 'rejected') throw j.reason;
-        this.metrics.journalAppend.observe((this.now() - from) / 1000);
+        journalMs = this.now() - from;
+        this.metrics.journalAppend.observe(journalMs / 1000);
         // A root that failed (a trie read) is computed again by publish.
         if (r.status === 'fulfilled') prepared = r.value;
       } catch (e) {
@@ -451,10 +470,11 @@ export class BlockProducer {
     // Readers keep the previous flashblock until this one is due.
     if (timing) this.hidden = b.snapshot;
     let snapshot: PendingSnapshot;
+    let built = started;
     try {
       snapshot = await b.publish(index, prepared);
       this.clearStaged();
-      const built = this.now();
+      built = this.now();
       if (timing) {
         this.buildTimes.push(built - Math.min(timing.firedAt, started));
         if (this.buildTimes.length > BUILD_TIMES_KEPT) this.buildTimes.shift();
@@ -471,7 +491,20 @@ export class BlockProducer {
     const publishedAt = this.now();
     this.emitFlashblock(snapshot);
     const m = this.metrics;
-    if (timing) m.flashblockLateness.observe(Math.max(0, publishedAt - timing.showAt) / 1000);
+    if (timing) {
+      const lateMs = Math.max(0, publishedAt - timing.showAt);
+      m.flashblockLateness.observe(lateMs / 1000);
+      if (lateMs > this.opts.flashblockInterval / 10)
+        this.opts.onLate?.({
+          block: b.number,
+          index,
+          lateMs,
+          timerMs: Math.max(0, timing.firedAt - timing.firesAt),
+          queuedMs: Math.max(0, started - timing.firedAt),
+          buildMs: built - started,
+          journalMs,
+        });
+    }
     m.flashblocks++;
     m.flashblockTxs.observe(done.length);
     for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);

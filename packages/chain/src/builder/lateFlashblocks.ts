@@ -1,0 +1,50 @@
+/**
+ * Warns when a flashblock is shown late, saying where its time went: an operator can tell a
+ * stalled disk (the journal write; a flashblock is never shown before it is on disk) from a
+ * busy node. At most one line a second; the ones left out are counted in the next.
+ */
+import type { Logger } from 'pino';
+import type { LateFlashblock } from './blockProducer.js';
+
+const MIN_GAP_MS = 1000;
+
+export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (l: LateFlashblock) => void {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let unlogged = 0;
+  return (l) => {
+    if (!log) return;
+    const t = now();
+    if (t - lastAt < MIN_GAP_MS) {
+      unlogged++;
+      return;
+    }
+    lastAt = t;
+    const ms = (x: number | undefined) => (x === undefined ? undefined : Math.round(x));
+    log.warn(
+      {
+        block: Number(l.block),
+        index: l.index,
+        lateMs: ms(l.lateMs),
+        cause: causeOf(l),
+        timerMs: ms(l.timerMs),
+        queuedMs: ms(l.queuedMs),
+        buildMs: ms(l.buildMs),
+        journalMs: ms(l.journalMs),
+        ...(unlogged ? { alsoLateSinceLastWarning: unlogged } : {}),
+      },
+      'flashblock shown late',
+    );
+    unlogged = 0;
+  };
+}
+
+/** The part that took longest. */
+export function causeOf(l: LateFlashblock): string {
+  const parts: [string, number][] = [
+    ['the disk (journal write)', l.journalMs ?? 0],
+    ['the event loop was busy (timer fired late)', l.timerMs],
+    ['waited behind a staging pass or a seal', l.queuedMs],
+    ['building (execution, state root)', l.buildMs - (l.journalMs ?? 0)],
+  ];
+  return parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+}
