@@ -412,7 +412,17 @@ describe('the late-flashblock warning', () => {
     const log = { warn: (o: unknown, msg: string) => lines.push({ ...(o as object), msg }) };
     let t = 0;
     const report = lateFlashblockLogger(log as never, () => t);
-    const late = { block: 7n, index: 3, lateMs: 45.4, timerMs: 40, queuedMs: 1, buildMs: 6 };
+    const late = {
+      block: 7n,
+      index: 3,
+      lateMs: 45.4,
+      timerMs: 40,
+      queuedMs: 1,
+      buildMs: 6,
+      stageMs: 1,
+      stagedHere: 2,
+      wakeMs: 0,
+    };
     report(late);
     t = 500;
     report({ ...late, index: 4 });
@@ -433,8 +443,12 @@ describe('the late-flashblock warning', () => {
     ]);
     expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 70 })).toBe('the disk (journal write)');
     expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 10 })).toBe(
-      'building (execution, state root)',
+      'building (state root, publishing)',
     );
+    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, stageMs: 60, journalMs: 10 })).toBe(
+      'executing transactions no staging pass had',
+    );
+    expect(causeOf({ ...late, timerMs: 0, wakeMs: 30 })).toBe('the event loop was busy at the deadline');
   });
 });
 

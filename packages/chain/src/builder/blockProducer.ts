@@ -63,8 +63,13 @@ export interface LateFlashblock {
   queuedMs: number;
   /** From its start to built: staging what was left, the journal write, the state root. */
   buildMs: number;
+  /** Of which executing what no staging pass had (`stagedHere` transactions). */
+  stageMs: number;
+  stagedHere: number;
   /** The journal write (beside the state root), if it had transactions. */
   journalMs?: number;
+  /** From the later of deadline and built to shown (the event loop was busy at the deadline). */
+  wakeMs: number;
 }
 
 /** A timed flashblock: shown at its deadline; when its timer was set to fire, and fired (ms, `now()`). */
@@ -437,7 +442,8 @@ export class BlockProducer {
     const started = this.now();
     const pool = this.pool;
     const b = this.building;
-    await this.stage(limit - this.staged.length, true);
+    const stagedHere = await this.stage(limit - this.staged.length, true);
+    const stageMs = this.now() - started;
     const done = this.staged;
     const index = b.snapshot.index + 1;
     let prepared: PreparedRoot | undefined;
@@ -502,7 +508,10 @@ export class BlockProducer {
           timerMs: Math.max(0, timing.firedAt - timing.firesAt),
           queuedMs: Math.max(0, started - timing.firedAt),
           buildMs: built - started,
+          stageMs,
+          stagedHere,
           journalMs,
+          wakeMs: Math.max(0, publishedAt - Math.max(timing.showAt, built)),
         });
     }
     m.flashblocks++;

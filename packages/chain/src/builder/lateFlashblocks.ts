@@ -29,7 +29,10 @@ export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (
         timerMs: ms(l.timerMs),
         queuedMs: ms(l.queuedMs),
         buildMs: ms(l.buildMs),
+        stageMs: ms(l.stageMs),
+        stagedHere: l.stagedHere,
         journalMs: ms(l.journalMs),
+        wakeMs: ms(l.wakeMs),
         ...(unlogged ? { alsoLateSinceLastWarning: unlogged } : {}),
       },
       'flashblock shown late',
@@ -44,7 +47,9 @@ export function causeOf(l: LateFlashblock): string {
     ['the disk (journal write)', l.journalMs ?? 0],
     ['the event loop was busy (timer fired late)', l.timerMs],
     ['waited behind a staging pass or a seal', l.queuedMs],
-    ['building (execution, state root)', l.buildMs - (l.journalMs ?? 0)],
+    ['executing transactions no staging pass had', l.stageMs],
+    ['building (state root, publishing)', l.buildMs - l.stageMs - (l.journalMs ?? 0)],
+    ['the event loop was busy at the deadline', l.wakeMs],
   ];
   return parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
 }
