@@ -409,12 +409,14 @@ export class BlockProducer {
     let staged = 0;
     let sinceYield = 0;
     for (const t of candidates) {
-      // Execution on the in-memory state rarely awaits I/O: yield so RPC keeps answering.
-      if (++sinceYield === 16) {
+      // Execution on the in-memory state rarely awaits I/O: a staging pass yields so RPC keeps
+      // answering. A flashblock does not: it is due, and each yield let a burst of RPC work in
+      // (113 transactions left to a flashblock took 61 ms, twice their execution time).
+      if (!inFlashblock && ++sinceYield === 16) {
         sinceYield = 0;
         await nextTurn();
         // A flashblock is due: it stages the rest itself, on time.
-        if (this.tickDue && !inFlashblock) return staged;
+        if (this.tickDue) return staged;
       }
       const r = await b.add(t.tx, { raw: t.raw, sender: senders.get(t.sender)!, hash: hexToBytes(t.hash) });
       if (r.ok) {
