@@ -361,9 +361,7 @@ async function main() {
   lines.push(
     `node flashblock published after its deadline (s, cumulative): ${histogram('wharf_flashblock_lateness_seconds')}`,
   );
-  lines.push(
-    `node journal write beside the state root (s, cumulative): ${histogram('wharf_journal_append_seconds')}`,
-  );
+  lines.push(`node journal write, O_DSYNC (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
   lines.push(
     `node seal waits for an earlier block on disk (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );

@@ -442,9 +442,10 @@ describe('the late-flashblock warning', () => {
       }),
     ]);
     expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 70 })).toBe('the disk (journal write)');
-    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 10 })).toBe(
-      'building (state root, publishing)',
+    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 10, rootMs: 60 })).toBe(
+      'the state root (beside the journal write)',
     );
+    expect(causeOf({ ...late, timerMs: 0, buildMs: 80, journalMs: 10, rootMs: 12 })).toBe('publishing');
     expect(causeOf({ ...late, timerMs: 0, buildMs: 80, stageMs: 60, journalMs: 10 })).toBe(
       'executing transactions no staging pass had',
     );

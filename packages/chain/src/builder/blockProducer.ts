@@ -66,8 +66,9 @@ export interface LateFlashblock {
   /** Of which executing what no staging pass had (`stagedHere` transactions). */
   stageMs: number;
   stagedHere: number;
-  /** The journal write (beside the state root), if it had transactions. */
+  /** The journal write, and the state root computed beside it, if it had transactions. */
   journalMs?: number;
+  rootMs?: number;
   /** From the later of deadline and built to shown (the event loop was busy at the deadline). */
   wakeMs: number;
 }
@@ -450,21 +451,28 @@ export class BlockProducer {
     const index = b.snapshot.index + 1;
     let prepared: PreparedRoot | undefined;
     let journalMs: number | undefined;
+    let rootMs: number | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       const from = this.now();
       // One write that returns once on disk (the journal's files are O_DSYNC): it is under way
       // in the thread pool while this thread computes the flashblock's state root beside it.
-      const journaled = this.opts.journal.append(
-        index,
-        b.staged.map((t) => t.raw),
-      );
+      const journaled = this.opts.journal
+        .append(
+          index,
+          b.staged.map((t) => t.raw),
+        )
+        .then(() => {
+          journalMs = this.now() - from;
+        });
       try {
-        const rooted = b.prepare();
+        const rooted = b.prepare().then((root) => {
+          rootMs = this.now() - from;
+          return root;
+        });
         // Both settle before either error is handled: none is left unobserved.
         const [j, r] = await Promise.allSettled([journaled, rooted]);
         if (j.status === 'rejected') throw j.reason;
-        journalMs = this.now() - from;
-        this.metrics.journalAppend.observe(journalMs / 1000);
+        this.metrics.journalAppend.observe((journalMs ?? 0) / 1000);
         // A root that failed (a trie read) is computed again by publish.
         if (r.status === 'fulfilled') prepared = r.value;
       } catch (e) {
@@ -513,6 +521,7 @@ export class BlockProducer {
           stageMs,
           stagedHere,
           journalMs,
+          rootMs,
           wakeMs: Math.max(0, publishedAt - Math.max(timing.showAt, built)),
         });
     }

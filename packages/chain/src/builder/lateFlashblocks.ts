@@ -32,6 +32,7 @@ export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (
         stageMs: ms(l.stageMs),
         stagedHere: l.stagedHere,
         journalMs: ms(l.journalMs),
+        rootMs: ms(l.rootMs),
         wakeMs: ms(l.wakeMs),
         ...(unlogged ? { alsoLateSinceLastWarning: unlogged } : {}),
       },
@@ -48,7 +49,8 @@ export function causeOf(l: LateFlashblock): string {
     ['the event loop was busy (timer fired late)', l.timerMs],
     ['waited behind a staging pass or a seal', l.queuedMs],
     ['executing transactions no staging pass had', l.stageMs],
-    ['building (state root, publishing)', l.buildMs - l.stageMs - (l.journalMs ?? 0)],
+    ['the state root (beside the journal write)', l.rootMs ?? 0],
+    ['publishing', l.buildMs - l.stageMs - Math.max(l.journalMs ?? 0, l.rootMs ?? 0)],
     ['the event loop was busy at the deadline', l.wakeMs],
   ];
   return parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
