@@ -8,7 +8,8 @@
  *   - flashblock interval and its deviation from the setting (p50, p99), flashblocks per block
  *   - block interval (index 0 to index 0) and late blocks (a seal more than one flashblock
  *     interval after its time), the node's seal time (GET /metrics)
- *   - the node's RSS: idle, after the first minute, at the end, and the growth in between
+ *   - the node's RSS: idle, after the first minute, at the end, and the growth in between (two
+ *     samples, the least-squares line through all of them, and minute means)
  *
  *   npm run build && node bench/preconf.mjs [--rate 1000] [--seconds 30] [--senders 100]
  *                                           [--recipients 0 (fresh addresses) | N]
@@ -306,6 +307,9 @@ async function main() {
     SECONDS >= 180 && secondMinute.length && lastMinute.length
       ? { from: mean(secondMinute), to: mean(lastMinute) }
       : undefined;
+  // And the growth of the least-squares line through every sample after the first minute, from
+  // its value at the first minute to its value at the end: a drift, whatever the GC's phase.
+  const fit = SECONDS >= 180 && afterMinute.length > 2 ? leastSquares(afterMinute) : undefined;
 
   if (refused.size) console.log('refused:', Object.fromEntries(refused));
   const lines = [
@@ -317,6 +321,9 @@ async function main() {
     `node RSS: idle ${f(rss[0].mb)} MB, max ${f(Math.max(...rss.map((r) => r.mb)))} MB, end ${f(rss[rss.length - 1].mb)} MB` +
       (afterMinute.length > 1
         ? `; after the first minute ${f(afterMinute[0].mb)} -> ${f(afterMinute[afterMinute.length - 1].mb)} MB (${(growth * 100).toFixed(1)}%)`
+        : '') +
+      (fit
+        ? `; fitted line from the first minute to the end ${f(fit.from)} -> ${f(fit.to)} MB (${((fit.to / fit.from - 1) * 100).toFixed(1)}%)`
         : '') +
       (trend
         ? `; mean of the second minute ${f(trend.from)} -> of the last ${f(trend.to)} MB (${((trend.to / trend.from - 1) * 100).toFixed(1)}%)`
@@ -420,6 +427,22 @@ function machineCpu() {
   } catch {
     return undefined;
   }
+}
+
+/** The least-squares line through samples { t, mb }: its values at the first and last t. */
+function leastSquares(samples) {
+  const n = samples.length;
+  const mt = samples.reduce((a, r) => a + r.t, 0) / n;
+  const mm = samples.reduce((a, r) => a + r.mb, 0) / n;
+  let cov = 0;
+  let vt = 0;
+  for (const r of samples) {
+    cov += (r.t - mt) * (r.mb - mm);
+    vt += (r.t - mt) ** 2;
+  }
+  const slope = vt ? cov / vt : 0;
+  const at = (t) => mm + slope * (t - mt);
+  return { from: at(samples[0].t), to: at(samples[n - 1].t) };
 }
 
 /** A process's I/O counters (bytes), Linux only. */
