@@ -370,7 +370,7 @@ async function main() {
   );
   lines.push(`node journal write, O_DSYNC (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
   lines.push(
-    `node seal waits for an earlier block on disk (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
+    `node journal file waits for an earlier block on disk, behind the seal (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );
   const proc = processFigures(metrics);
   lines.push(

@@ -11,6 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   attachJournal,
+  APPEND_BATCH_MS,
   createFileTxJournal,
   createTxPool,
   nativeEcrecover,
@@ -104,6 +105,22 @@ describe('journal', () => {
     await attached.stop();
     const raws = await createFileTxJournal(path).load();
     expect(raws.map((r) => toHex(r))).toEqual([toHex(a1.raw)]);
+  });
+
+  test('appends reach the file within the batch window, without a close', async () => {
+    const path = join(dir, 'journal.bin');
+    const journal = createFileTxJournal(path);
+    const raws = [await tx(alice, 0), await tx(alice, 1), await tx(alice, 2)];
+    for (const r of raws) journal.append(r);
+    const deadline = Date.now() + 2000;
+    let loaded: Uint8Array[] = [];
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, APPEND_BATCH_MS));
+      loaded = await createFileTxJournal(path).load();
+      if (loaded.length === raws.length) break;
+    }
+    expect(loaded.map((r) => toHex(r))).toEqual(raws.map((r) => toHex(r)));
+    await journal.close();
   });
 
   test('a torn last record is ignored', async () => {

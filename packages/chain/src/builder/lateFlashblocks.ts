@@ -26,6 +26,7 @@ export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (
         index: l.index,
         lateMs: ms(l.lateMs),
         cause: causeOf(l),
+        behindMs: ms(l.behindMs),
         timerMs: ms(l.timerMs),
         queuedMs: ms(l.queuedMs),
         buildMs: ms(l.buildMs),
@@ -46,6 +47,7 @@ export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (
 export function causeOf(l: LateFlashblock): string {
   const parts: [string, number][] = [
     ['the disk (journal write)', l.journalMs ?? 0],
+    ['the flashblock or seal before it ran past its deadline', l.behindMs],
     ['the event loop was busy (timer fired late)', l.timerMs],
     ['waited behind a staging pass or a seal', l.queuedMs],
     ['executing transactions no staging pass had', l.stageMs],

@@ -36,7 +36,7 @@ export class BuilderMetrics {
   );
   readonly sealDurableWait = new Histogram(
     'wharf_seal_durable_wait_seconds',
-    'Time a seal waited for an earlier block to reach LevelDB before reusing its journal file.',
+    "Time the next block's journal file waited for an earlier block to reach LevelDB before starting over (behind the seal: only that block's first flashblock waits for it).",
     SECONDS,
   );
   flashblocks = 0;

@@ -56,7 +56,7 @@ export async function commitBlock(
   }[] = [];
   for (const [k, account] of root.accounts) {
     const address = hexToBytes(k);
-    w.accounts.set(k, { address, rlp: account ? account.serialize() : null });
+    w.accounts.set(k, { address, rlp: account ? (root.encoded?.get(k) ?? account.serialize()) : null });
     sealedAccounts.push({ address, account });
     const slots = diff.storage.get(k);
     if (!account || slots?.cleared) w.clearedStorage.push(address);

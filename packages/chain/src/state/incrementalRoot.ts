@@ -25,6 +25,8 @@ export class IncrementalStateRoot {
   private readonly storage = new Map<string, StateTrie>();
   /** Every account this block changed, as it is now (null = deleted), storage root included. */
   private readonly accounts = new Map<string, Account | null>();
+  /** Their RLP as put in the trie, for the seal's flat-state write (2,000 encodings took 6-10 ms). */
+  private readonly encoded = new Map<string, Uint8Array>();
   private current: Uint8Array;
 
   constructor(
@@ -45,6 +47,7 @@ export class IncrementalStateRoot {
     const f = new IncrementalStateRoot(this.current, this.store, this.trie);
     for (const [k, st] of this.storage) f.storage.set(k, st.copy());
     for (const [k, a] of this.accounts) f.accounts.set(k, a);
+    for (const [k, e] of this.encoded) f.encoded.set(k, e);
     return f;
   }
 
@@ -67,6 +70,7 @@ export class IncrementalStateRoot {
       const key = keccak256(addr);
       if (!account) {
         this.accounts.set(k, null);
+        this.encoded.delete(k);
         this.storage.delete(k);
         updates.push([key, EMPTY]);
         continue;
@@ -82,8 +86,10 @@ export class IncrementalStateRoot {
       }
       if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots));
       if (st) account.storageRoot = st.root();
+      const rlp = account.serialize();
       this.accounts.set(k, account);
-      updates.push([key, account.serialize()]);
+      this.encoded.set(k, rlp);
+      updates.push([key, rlp]);
     }
     if (updates.length) {
       await this.trie.update(updates);
@@ -110,6 +116,12 @@ export class IncrementalStateRoot {
     }
     const c = this.trie.commit();
     for (const n of c.nodes) nodes.push(n);
-    return { root: c.root, nodes, accounts: new Map(this.accounts), trie: this.trie };
+    return {
+      root: c.root,
+      nodes,
+      accounts: new Map(this.accounts),
+      encoded: new Map(this.encoded),
+      trie: this.trie,
+    };
   }
 }

@@ -18,6 +18,8 @@ export interface RootResult {
   nodes: [Uint8Array, Uint8Array][];
   /** Every changed account as it is now (null = deleted), keyed by 0x address. */
   accounts: Map<string, Account | null>;
+  /** The RLP of those that exist, as in their trie leaves, where the root kept it. */
+  encoded?: Map<string, Uint8Array>;
   /** The account trie at `root`, nodes in memory: pass its copy() as the next call's `warm`. */
   trie: StateTrie;
 }

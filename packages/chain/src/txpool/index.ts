@@ -16,6 +16,7 @@ export { TxPoolErrorMessage, type TxPoolErrorKind } from './errors.js';
 export { nativeEcrecover } from './nativeEcrecover.js';
 export { intrinsicGas, floorDataGas } from './intrinsicGas.js';
 export {
+  APPEND_BATCH_MS,
   attachJournal,
   createFileTxJournal,
   type AttachedJournal,

@@ -5,12 +5,20 @@
  * `rotateMs` the file is rewritten with exactly what the pool holds.
  *
  * Format: records of a 4-byte big-endian length and the raw signed transaction. A torn last
- * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth).
+ * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth), and
+ * gathered for APPEND_BATCH_MS into one write: a write per accepted transaction cost the main
+ * thread ~25 us and the thread pool a job each (1,000 a second under load, beside the
+ * flashblock journal's writes and LevelDB's reads). A crash can lose the last few milliseconds of
+ * accepted transactions that were not yet pre-confirmed; pre-confirmed ones are in the
+ * flashblock journal.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PoolTransaction, TxPool } from './types.js';
+
+/** How long appends are gathered before they are written together. */
+export const APPEND_BATCH_MS = 10;
 
 export interface TxJournal {
   /** Raw transactions journaled so far, oldest first. */
@@ -28,6 +36,9 @@ export function createFileTxJournal(path: string): TxJournal {
   let stream: WriteStream | undefined;
   let rotating: Promise<void> | undefined;
   let held: Uint8Array[] = [];
+  /** Records waiting for the next write to `stream`. */
+  let batch: Uint8Array[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<WriteStream> => {
     await mkdir(dirname(path), { recursive: true });
@@ -39,8 +50,20 @@ export function createFileTxJournal(path: string): TxJournal {
       s.once('error', reject);
       s.end(resolve);
     });
-  const write = (s: WriteStream, raw: Uint8Array): void => {
-    s.write(encodeRecord(raw));
+  const flush = (): void => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    // No stream: a rotation is under way and flushes when it has the new file.
+    if (stream === undefined || !batch.length) return;
+    stream.write(Buffer.concat(batch));
+    batch = [];
+  };
+  const write = (raw: Uint8Array): void => {
+    batch.push(encodeRecord(raw));
+    if (flushTimer === undefined) {
+      flushTimer = setTimeout(flush, APPEND_BATCH_MS);
+      flushTimer.unref();
+    }
   };
 
   return {
@@ -56,7 +79,7 @@ export function createFileTxJournal(path: string): TxJournal {
     },
     append(raw) {
       if (stream !== undefined && rotating === undefined) {
-        write(stream, raw);
+        write(raw);
         return;
       }
       held.push(raw);
@@ -65,7 +88,7 @@ export function createFileTxJournal(path: string): TxJournal {
         .then(
           (s) => {
             stream = s;
-            for (const r of held) write(s, r);
+            for (const r of held) write(r);
             held = [];
           },
           () => {
@@ -78,6 +101,7 @@ export function createFileTxJournal(path: string): TxJournal {
     },
     async rotate(raws) {
       while (rotating !== undefined) await rotating;
+      flush();
       const previous = stream;
       stream = undefined;
       const done = (async () => {
@@ -88,9 +112,10 @@ export function createFileTxJournal(path: string): TxJournal {
         await writeFile(`${path}.new`, Buffer.concat(chunks));
         await rename(`${path}.new`, path);
         const s = await open();
-        for (const r of held) write(s, r);
-        held = [];
         stream = s;
+        for (const r of held) write(r);
+        held = [];
+        flush();
       })();
       rotating = done.finally(() => {
         rotating = undefined;
@@ -99,6 +124,7 @@ export function createFileTxJournal(path: string): TxJournal {
     },
     async close() {
       while (rotating !== undefined) await rotating;
+      flush();
       const s = stream;
       stream = undefined;
       await end(s);
