@@ -354,6 +354,60 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
   });
 });
 
+describe('a pool holding more than a block takes', () => {
+  it('a flashblock fills the block up to its gas limit, counting the gas used, not the limits', async () => {
+    // Room for 10 transfers of 21,000 gas; each says 60,000, so 3 fit by their limits and 8 by
+    // the gas they use (the 9th would need 60,000 of the 42,000 left).
+    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200, gasLimit: 210_000n });
+    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
+    // When each message arrived; those that came with the connection, before this listener, have none.
+    const arrivals: number[] = [];
+    const early = stream.messages.length;
+    stream.ws.on('message', () => arrivals.push(Date.now()));
+    const arrivedAt = (m: unknown) => arrivals[stream.messages.indexOf(m) - early];
+    try {
+      const sender = privateKeyToAccount(KEYS[1]);
+      const raws: string[] = [];
+      for (let nonce = 0; nonce < 20; nonce++)
+        raws.push(
+          await sender.signTransaction({
+            to: TO,
+            value: 1n,
+            nonce,
+            gas: 60_000n,
+            maxFeePerGas: 10_000_000_000n,
+            maxPriorityFeePerGas: 1n,
+            chainId: chain.id,
+            type: 'eip1559',
+          }),
+        );
+      const ours = new Set(raws);
+      // All 20 in one request: they are in the pool together.
+      const res = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
+        ),
+      });
+      expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+      const acceptedAt = Date.now();
+      // The second flashblock after that started after all 20 were pooled: it takes all that fit.
+      const after = () => stream.messages.filter((m) => arrivedAt(m) > acceptedAt && m.index >= 1);
+      const second = await waitFor(async () => after()[1], 5000);
+      const upTo = stream.messages.slice(0, stream.messages.indexOf(second) + 1);
+      const inBlock = upTo
+        .filter((m) => m.metadata.block_number === second.metadata.block_number)
+        .flatMap((m) => m.diff.transactions)
+        .filter((t: string) => ours.has(t));
+      expect(inBlock).toHaveLength(8);
+    } finally {
+      stream.ws.close();
+      await node.stop();
+    }
+  });
+});
+
 describe('a flashblock held back by a slow disk', () => {
   it('is shown only once on disk, and the node warns that the disk made it late', async () => {
     const lines: any[] = [];
@@ -379,9 +433,11 @@ describe('a flashblock held back by a slow disk', () => {
       wroteAt = Date.now();
     });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
-    // When each message arrived, beside stream.messages (same order).
+    // When each message arrived; those that came with the connection, before this listener, have none.
     const arrivals: number[] = [];
+    const early = stream.messages.length;
     stream.ws.on('message', () => arrivals.push(Date.now()));
+    const arrivedAt = (m: unknown) => arrivals[stream.messages.indexOf(m) - early];
     try {
       const raw = await signTransfer(KEYS[1], 0);
       const hash = keccak256(raw);
@@ -389,7 +445,7 @@ describe('a flashblock held back by a slow disk', () => {
       const carrying = () =>
         stream.messages.find((m) => m.diff.transactions.some((t: string) => keccak256(t as never) === hash));
       await waitFor(async () => carrying(), 3000);
-      const shownAt = arrivals[stream.messages.indexOf(carrying())];
+      const shownAt = arrivedAt(carrying());
       expect(wroteAt).toBeGreaterThan(0);
       expect(shownAt).toBeGreaterThanOrEqual(wroteAt);
       // Its own warning: under a loaded machine an earlier flashblock may be late too.

@@ -348,7 +348,7 @@ export class BlockProducer {
     // Cleared when the pass runs, not when it is queued: one pass waits in the queue at most.
     this.stageTimer = setTimeout(async () => {
       try {
-        await this.warm(this.candidates());
+        await this.warm(this.candidates().list);
       } catch (e) {
         // Only a warm-up: execution reads whatever is still missing itself.
         this.opts.onError?.(e);
@@ -360,16 +360,25 @@ export class BlockProducer {
     }, STAGE_BATCH_MS);
   }
 
-  /** The pool's best transactions not yet in the block (at most `limit`), in execution order. */
-  private candidates(limit = Number.POSITIVE_INFINITY): PoolTransaction[] {
-    const out: PoolTransaction[] = [];
-    if (!this.pool || limit <= 0) return out;
+  /**
+   * The pool's best transactions not yet in the block (at most `limit`), in execution order, as
+   * far as their gas limits fit in what the block has left (`cut`: one more did not). A pool
+   * holding more than a block takes is not read and warmed whole on every pass: with 5,000
+   * waiting and a full block, a flashblock spent 0.3-0.8 s warming transactions that could not go
+   * in, and the node never caught up.
+   */
+  private candidates(limit = Number.POSITIVE_INFINITY): { list: PoolTransaction[]; cut: boolean } {
+    const list: PoolTransaction[] = [];
+    if (!this.pool || limit <= 0) return { list, cut: false };
+    let gasLeft = this.building.gasLeft;
     for (const t of this.pool.best(this.building.baseFee)) {
       if (this.included.has(t.hash) || this.stagedHashes.has(t.hash)) continue;
-      out.push(t);
-      if (out.length >= limit) break;
+      if (t.tx.gasLimit > gasLeft) return { list, cut: true };
+      gasLeft -= t.tx.gasLimit;
+      list.push(t);
+      if (list.length >= limit) break;
     }
-    return out;
+    return { list, cut: false };
   }
 
   /**
@@ -400,10 +409,21 @@ export class BlockProducer {
    * publishes it. Returns how many were staged.
    */
   private async stage(limit = Number.POSITIVE_INFINITY, inFlashblock = false): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { staged, cut } = await this.stageBatch(limit - total, inFlashblock);
+      total += staged;
+      // Transactions use less gas than their limits: a flashblock takes what fits after them too.
+      if (!inFlashblock || !cut || staged === 0) return total;
+    }
+  }
+
+  /** One batch of `stage`: the candidates that fit in the block's gas as it is now. */
+  private async stageBatch(limit: number, inFlashblock: boolean): Promise<{ staged: number; cut: boolean }> {
     const pool = this.pool;
-    if (!pool) return 0;
+    if (!pool) return { staged: 0, cut: false };
     const b = this.building;
-    const candidates = this.candidates(limit);
+    const { list: candidates, cut } = this.candidates(limit);
     // Mostly in memory already (the pass's warm-up); what arrived since, or what a seal evicted,
     // is read here. A flashblock falling due meanwhile goes first: it stages these itself.
     const warmed = this.warm(candidates);
@@ -411,7 +431,7 @@ export class BlockProducer {
       const due = await Promise.race([warmed.then(() => false), this.whenTickDue().then(() => true)]);
       if (due) {
         warmed.catch(() => {}); // only a warm-up; the flashblock reads again
-        return 0;
+        return { staged: 0, cut };
       }
     }
     const senders = await warmed;
@@ -425,7 +445,7 @@ export class BlockProducer {
         sinceYield = 0;
         await nextTurn();
         // A flashblock is due: it stages the rest itself, on time.
-        if (this.tickDue) return staged;
+        if (this.tickDue) return { staged, cut };
       }
       const r = await b.add(t.tx, { raw: t.raw, sender: senders.get(t.sender)!, hash: hexToBytes(t.hash) });
       if (r.ok) {
@@ -433,9 +453,9 @@ export class BlockProducer {
         this.stagedHashes.add(t.hash);
         staged++;
       } else if (!r.retry) pool.onRejected(t.hash, r.reason);
-      else break;
+      else return { staged, cut: false };
     }
-    return staged;
+    return { staged, cut };
   }
 
   private clearStaged(): void {

@@ -144,6 +144,10 @@ export class PendingBlock {
   get baseFee(): bigint {
     return this.header.baseFeePerGas ?? 0n;
   }
+  /** Gas the block still has for the published and staged transactions' successors. */
+  get gasLeft(): bigint {
+    return this.header.gasLimit - this.gasUsed;
+  }
   /** Loads the state-trie paths of accounts about to change (see IncrementalStateRoot.warm). */
   warmRoot(addresses: Uint8Array[]): Promise<void> {
     return this.stateRoot.warm(addresses);
