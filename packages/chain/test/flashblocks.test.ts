@@ -51,12 +51,20 @@ async function signTransfer(
   });
 }
 
-function openSocket(url: string): Promise<{ ws: WebSocket; messages: any[] }> {
+/** A WebSocket and every message it got, each with when it arrived (from the first one on). */
+function openSocket(
+  url: string,
+): Promise<{ ws: WebSocket; messages: any[]; arrivedAt: (m: unknown) => number | undefined }> {
   const ws = new WebSocket(url);
   const messages: any[] = [];
-  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  const arrivals: number[] = [];
+  ws.on('message', (d) => {
+    arrivals.push(Date.now());
+    messages.push(JSON.parse(d.toString()));
+  });
+  const arrivedAt = (m: unknown) => arrivals[messages.indexOf(m)];
   return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve({ ws, messages }));
+    ws.once('open', () => resolve({ ws, messages, arrivedAt }));
     ws.once('error', reject);
   });
 }
@@ -360,11 +368,6 @@ describe('a pool holding more than a block takes', () => {
     // the gas they use (the 9th would need 60,000 of the 42,000 left).
     const node = await startTestNode({ blockTime: 2, flashblockInterval: 200, gasLimit: 210_000n });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
-    // When each message arrived; those that came with the connection, before this listener, have none.
-    const arrivals: number[] = [];
-    const early = stream.messages.length;
-    stream.ws.on('message', () => arrivals.push(Date.now()));
-    const arrivedAt = (m: unknown) => arrivals[stream.messages.indexOf(m) - early];
     try {
       const sender = privateKeyToAccount(KEYS[1]);
       const raws: string[] = [];
@@ -393,7 +396,8 @@ describe('a pool holding more than a block takes', () => {
       expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
       const acceptedAt = Date.now();
       // The second flashblock after that started after all 20 were pooled: it takes all that fit.
-      const after = () => stream.messages.filter((m) => arrivedAt(m) > acceptedAt && m.index >= 1);
+      const after = () =>
+        stream.messages.filter((m) => (stream.arrivedAt(m) ?? 0) > acceptedAt && m.index >= 1);
       const second = await waitFor(async () => after()[1], 5000);
       const upTo = stream.messages.slice(0, stream.messages.indexOf(second) + 1);
       const inBlock = upTo
@@ -433,11 +437,6 @@ describe('a flashblock held back by a slow disk', () => {
       wroteAt = Date.now();
     });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
-    // When each message arrived; those that came with the connection, before this listener, have none.
-    const arrivals: number[] = [];
-    const early = stream.messages.length;
-    stream.ws.on('message', () => arrivals.push(Date.now()));
-    const arrivedAt = (m: unknown) => arrivals[stream.messages.indexOf(m) - early];
     try {
       const raw = await signTransfer(KEYS[1], 0);
       const hash = keccak256(raw);
@@ -445,7 +444,7 @@ describe('a flashblock held back by a slow disk', () => {
       const carrying = () =>
         stream.messages.find((m) => m.diff.transactions.some((t: string) => keccak256(t as never) === hash));
       await waitFor(async () => carrying(), 3000);
-      const shownAt = arrivedAt(carrying());
+      const shownAt = stream.arrivedAt(carrying());
       expect(wroteAt).toBeGreaterThan(0);
       expect(shownAt).toBeGreaterThanOrEqual(wroteAt);
       // Its own warning: under a loaded machine an earlier flashblock may be late too.
