@@ -34,9 +34,9 @@ export interface TxJournal {
 /** A journal in one file (created with its directory on first write). */
 export function createFileTxJournal(path: string): TxJournal {
   let stream: WriteStream | undefined;
+  /** The file being opened or rewritten; appends meanwhile wait in `batch`. */
   let rotating: Promise<void> | undefined;
-  let held: Uint8Array[] = [];
-  /** Records waiting for the next write to `stream`. */
+  /** Records waiting for the next write to `stream` (or for a stream). */
   let batch: Uint8Array[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
 
@@ -53,17 +53,10 @@ export function createFileTxJournal(path: string): TxJournal {
   const flush = (): void => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
-    // No stream: a rotation is under way and flushes when it has the new file.
+    // No stream: the file is being opened or rewritten, and that flushes when it is done.
     if (stream === undefined || !batch.length) return;
     stream.write(Buffer.concat(batch));
     batch = [];
-  };
-  const write = (raw: Uint8Array): void => {
-    batch.push(encodeRecord(raw));
-    if (flushTimer === undefined) {
-      flushTimer = setTimeout(flush, APPEND_BATCH_MS);
-      flushTimer.unref();
-    }
   };
 
   return {
@@ -78,21 +71,20 @@ export function createFileTxJournal(path: string): TxJournal {
       return decodeRecords(bytes);
     },
     append(raw) {
-      if (stream !== undefined && rotating === undefined) {
-        write(raw);
-        return;
+      batch.push(encodeRecord(raw));
+      if (flushTimer === undefined) {
+        flushTimer = setTimeout(flush, APPEND_BATCH_MS);
+        flushTimer.unref();
       }
-      held.push(raw);
-      if (rotating !== undefined) return;
+      if (stream !== undefined || rotating !== undefined) return;
       rotating = open()
         .then(
           (s) => {
             stream = s;
-            for (const r of held) write(r);
-            held = [];
+            flush();
           },
           () => {
-            // Kept in `held`; the next append or rotation tries again.
+            // Kept in `batch`; the next append or rotation tries again.
           },
         )
         .finally(() => {
@@ -111,10 +103,7 @@ export function createFileTxJournal(path: string): TxJournal {
         for (const raw of raws) chunks.push(encodeRecord(raw));
         await writeFile(`${path}.new`, Buffer.concat(chunks));
         await rename(`${path}.new`, path);
-        const s = await open();
-        stream = s;
-        for (const r of held) write(r);
-        held = [];
+        stream = await open();
         flush();
       })();
       rotating = done.finally(() => {
