@@ -158,6 +158,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     await ctx.store.close();
     throw e;
   }
+  // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
+  producer.onBusy((busy) => server.holdInput(busy));
   producer.start(pool);
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ port: server.port }, 'json-rpc listening');

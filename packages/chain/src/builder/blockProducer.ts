@@ -9,10 +9,10 @@
  * All builder work runs on one serial queue, so a seal never interleaves with a flashblock.
  *
  *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer)
- *   timer (absolute deadlines: open + k * interval) ─> queue: flashblock(k)
+ *   timer (absolute deadlines: open + k * interval) ─> busy (RPC input held) ─> queue: flashblock(k)
  *       stage the rest ─> journal.append (O_DSYNC) beside PendingBlock.prepare (state root on a
  *       fork) ─> PendingBlock.publish ─> onFlashblockBuilt listeners (streams render) ─> at the
- *       deadline: pending reads switch ─> onFlashblock listeners ─> pool.onIncluded
+ *       deadline: pending reads switch ─> onFlashblock listeners ─> pool.onIncluded ─> not busy
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
  *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
  *       and behind it: [block n-2 on disk] ─> journal.openBlock (n+1) ─> the first append may go
@@ -84,6 +84,8 @@ interface FlashblockTiming {
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
 export type FlashblockListener = (snapshot: PendingSnapshot) => void;
+/** `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is shown. */
+export type BusyListener = (busy: boolean) => void;
 
 export interface RecoveryOutcome {
   /** Transactions of the interrupted block that were re-executed and sealed. */
@@ -102,6 +104,10 @@ export class BlockProducer {
   private readonly sealListeners = new Set<SealListener>();
   private readonly flashblockListeners = new Set<FlashblockListener>();
   private readonly builtListeners = new Set<FlashblockListener>();
+  private readonly busyListeners = new Set<BusyListener>();
+  private busy = false;
+  /** Ends a busy window that ran past half an interval: input is held no longer than that. */
+  private busyCap?: NodeJS.Timeout;
   private stopped = false;
   private pool?: TxPool;
   /** Build time, transactions per flashblock, submit-to-pending, seal time (GET /metrics). */
@@ -235,6 +241,19 @@ export class BlockProducer {
     return () => this.builtListeners.delete(l);
   }
 
+  /**
+   * The builder's busy windows: from a timed flashblock's timer to its showing (with the seal,
+   * after a block's last one). The RPC server holds new requests meanwhile, so that the thread
+   * is the builder's: requests that arrived during the window go to the next flashblock anyway,
+   * and without the hold their handling delayed the journal write's completion, the state root
+   * and the showing itself by 10-30 ms, often enough to miss the 20 ms goal. A window ends
+   * after half an interval at the latest, so a builder that falls behind never starves RPC.
+   */
+  onBusy(l: BusyListener): () => void {
+    this.busyListeners.add(l);
+    return () => this.busyListeners.delete(l);
+  }
+
   /** Publishes a last flashblock and seals the pending block now (tests, evm_mine-like use). */
   mine(): Promise<Block> {
     return this.enqueue(async () => {
@@ -250,6 +269,7 @@ export class BlockProducer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.setBusy(false);
     clearTimeout(this.timer);
     clearTimeout(this.stageTimer);
     this.timer = undefined;
@@ -281,6 +301,7 @@ export class BlockProducer {
     const due = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
     const firesAt = Math.max(this.now(), due - this.lead());
     this.timer = setTimeout(() => {
+      this.setBusy(true);
       this.tickDue = true;
       this.onTickDue?.();
       this.onTickDue = this.tickDueSignal = undefined;
@@ -313,15 +334,33 @@ export class BlockProducer {
 
   private async tick(timing: FlashblockTiming): Promise<void> {
     this.tickDue = false;
-    await this.flashblock(Number.POSITIVE_INFINITY, timing);
-    const blockMs = this.opts.blockTime * 1000;
-    if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
-      await this.sealPending();
-      // Deadlines stay on the grid unless the builder fell more than one interval behind.
-      const due = this.blockStart + blockMs;
-      this.blockStart = this.now() - due > this.opts.flashblockInterval ? this.now() : due;
+    try {
+      await this.flashblock(Number.POSITIVE_INFINITY, timing);
+      const blockMs = this.opts.blockTime * 1000;
+      if (this.building.snapshot.index * this.opts.flashblockInterval >= blockMs) {
+        await this.sealPending();
+        // Deadlines stay on the grid unless the builder fell more than one interval behind.
+        const due = this.blockStart + blockMs;
+        this.blockStart = this.now() - due > this.opts.flashblockInterval ? this.now() : due;
+      }
+    } finally {
+      this.setBusy(false);
     }
     this.arm();
+  }
+
+  private setBusy(busy: boolean): void {
+    if (this.busy === busy) return;
+    this.busy = busy;
+    clearTimeout(this.busyCap);
+    if (busy) this.busyCap = setTimeout(() => this.setBusy(false), this.opts.flashblockInterval / 2);
+    for (const l of this.busyListeners) {
+      try {
+        l(busy);
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
+    }
   }
 
   private open(parent: Block, timestamp?: bigint, warm?: StateTrie): PendingBlock {

@@ -3,8 +3,8 @@
  * a JSON-RPC error), WebSocket messages likewise; CORS is open so browser apps can call it.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
@@ -24,6 +24,12 @@ function errorBody(code: number, message: string): string {
 
 export interface RpcServer {
   port: number;
+  /**
+   * Holds new requests on every connection (HTTP and WebSocket; they wait in the socket's
+   * buffer) or lets them in again. Responses and pushes still go out. Consumer: the node, while
+   * the builder is busy (BlockProducer.onBusy).
+   */
+  holdInput(hold: boolean): void;
   close(): Promise<void>;
 }
 
@@ -117,12 +123,39 @@ export async function startRpcServer(
   });
   server.keepAliveTimeout = 65_000;
 
+  // Held connections: only those this server paused are resumed (Node's HTTP server and ws
+  // pause sockets themselves for backpressure, and keep them paused through a resume).
+  let holding = false;
+  const held = new Set<Socket | WebSocket>();
+  const connections = new Set<Socket>();
+  const hold = (c: Socket | WebSocket) => {
+    if (c instanceof WebSocket ? c.isPaused : c.isPaused()) return;
+    c.pause();
+    held.add(c);
+  };
+  server.on('connection', (s: Socket) => {
+    connections.add(s);
+    s.once('close', () => {
+      connections.delete(s);
+      held.delete(s);
+    });
+    // After the resume Node's HTTP server has already scheduled for it (a pause now is undone).
+    process.nextTick(() => holding && connections.has(s) && hold(s));
+  });
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req, socket, head) => {
+    // From here on the socket is the WebSocket's, paused and resumed through it.
+    connections.delete(socket as Socket);
+    if (held.delete(socket as Socket)) (socket as Socket).resume();
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
-      ws.on('close', () => sockets.delete(ws));
+      ws.on('close', () => {
+        sockets.delete(ws);
+        held.delete(ws);
+      });
+      process.nextTick(() => holding && sockets.has(ws) && hold(ws));
       const path = (req.url ?? '/').split('?')[0];
       if (extraUpgrade?.(path, ws)) return;
       serveSocket(dispatcher, ws);
@@ -135,6 +168,17 @@ export async function startRpcServer(
   });
   return {
     port: (server.address() as AddressInfo).port,
+    holdInput: (on) => {
+      if (on === holding) return;
+      holding = on;
+      if (on) {
+        for (const s of connections) hold(s);
+        for (const ws of sockets) hold(ws);
+      } else {
+        for (const c of held) c.resume();
+        held.clear();
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const ws of sockets) ws.terminate();
