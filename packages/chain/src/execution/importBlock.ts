@@ -3,11 +3,11 @@
  * @ethereumjs/vm's runBlock on our flat state, which checks the state root, receipts root,
  * bloom, gas used and requests hash. A mismatch throws naming the block and the field.
  */
-import { nextBaseFee } from './baseFee.js';
 import type { Block } from '@ethereumjs/block';
 import { encodeReceipt, runBlock } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
+import { nextBaseFee } from './baseFee.js';
 import type { ChainContext } from './chainContext.js';
 import { commitBlock, rootOf } from './commitBlock.js';
 import { createVm } from './vmFactory.js';
