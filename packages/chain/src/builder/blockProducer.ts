@@ -8,10 +8,10 @@
  * anyone has seen, and `recover()` finishes the interrupted blocks at the next start.
  * All builder work runs on one serial queue, so a seal never interleaves with a flashblock.
  *
- *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer) ─> advanceRoot (on a fork)
+ *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer)
  *   timer (absolute deadlines: open + k * interval) ─> busy (RPC input held) ─> queue: flashblock(k)
- *       stage the rest ─> journal.append (O_DSYNC) beside PendingBlock.prepare (the rest into
- *       that fork's root) ─> PendingBlock.publish ─> onFlashblockBuilt listeners (streams render) ─> at the
+ *       stage the rest ─> journal.append (O_DSYNC) beside PendingBlock.prepare (state root on a
+ *       fork) ─> PendingBlock.publish ─> onFlashblockBuilt listeners (streams render) ─> at the
  *       deadline: pending reads switch ─> onFlashblock listeners ─> pool.onIncluded ─> not busy
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
  *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
@@ -453,19 +453,8 @@ export class BlockProducer {
       const { staged, cut } = await this.stageBatch(limit - total, inFlashblock);
       total += staged;
       // Transactions use less gas than their limits: a flashblock takes what fits after them too.
-      if (!inFlashblock || !cut || staged === 0) break;
+      if (!inFlashblock || !cut || staged === 0) return total;
     }
-    // The pass folds what it executed into the flashblock's root, unless the flashblock is due
-    // (it waits in the queue behind this pass, and folds the rest itself).
-    if (!inFlashblock && total > 0 && !this.tickDue) {
-      try {
-        await this.building.advanceRoot();
-      } catch (e) {
-        // The flashblock computes the whole root again.
-        this.opts.onError?.(e);
-      }
-    }
-    return total;
   }
 
   /** One batch of `stage`: the candidates that fit in the block's gas as it is now. */

@@ -91,12 +91,6 @@ export class PendingBlock {
   private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
   /** The header's roots and bloom, advanced by each publish over what it added only. */
   private stateRoot: IncrementalStateRoot;
-  /**
-   * The flashblock being built's root so far: a fork of `stateRoot` with what staging passes
-   * executed folded in (`foldStaged`). Undefined until the first fold, after a fold failed, and
-   * once handed to `prepare`'s caller.
-   */
-  private staging?: IncrementalStateRoot;
   private readonly txTrie = new AppendOnlyOrderedTrie();
   private readonly receiptTrie = new AppendOnlyOrderedTrie();
   private readonly bloom = new Uint8Array(256);
@@ -212,32 +206,8 @@ export class PendingBlock {
     }
   }
 
-  /**
-   * Folds what was staged since the last fold into the flashblock's state root (on a fork: the
-   * flashblock may still be dropped), so that the flashblock itself computes only the rest. Its
-   * root took 5-15 ms of each flashblock under load, often 40 and more, on the critical path.
-   */
-  async advanceRoot(): Promise<void> {
-    const w = this.working;
-    if (w?.txs.length) await this.foldStaged(w.state);
-  }
-
-  /** `staging` with everything staged folded in. */
-  private async foldStaged(layer: JournaledState): Promise<IncrementalStateRoot> {
-    const changed = layer.takeChanged();
-    const root = this.staging ?? this.stateRoot.fork();
-    // A fresh fork needs the whole layer. Until the fold succeeds nothing half-done is kept: a
-    // failed one (a trie read) leaves the next to start over from the whole layer.
-    const diff = this.staging ? changed : layer.diff();
-    this.staging = undefined;
-    await root.apply(diff, layer);
-    this.staging = root;
-    return root;
-  }
-
   /** Drops the flashblock being built (its journal write failed): nothing of it was seen. */
   discard(): void {
-    this.staging = undefined;
     if (!this.working) return;
     for (const t of this.working.txs) this.gasUsed -= t.gasUsed;
     this.working = undefined;
@@ -252,8 +222,8 @@ export class PendingBlock {
   async prepare(): Promise<PreparedRoot | undefined> {
     const w = this.working;
     if (!w?.txs.length) return undefined;
-    const stateRoot = await this.foldStaged(w.state);
-    this.staging = undefined; // the caller's now: publish adopts it
+    const stateRoot = this.stateRoot.fork();
+    await stateRoot.apply(w.state.diff(), w.state);
     return { layer: w.state, txCount: w.txs.length, stateRoot };
   }
 
@@ -265,7 +235,6 @@ export class PendingBlock {
   async publish(index: number, prepared?: PreparedRoot): Promise<PendingSnapshot> {
     const w = this.working;
     this.working = undefined;
-    this.staging = undefined;
     const added = w?.txs ?? [];
     const changed = new Map<string, { balance: bigint } | undefined>();
     if (w && added.length) {

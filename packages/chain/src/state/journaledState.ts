@@ -45,8 +45,6 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private readonly original = new Map<string, Uint8Array>();
   /** See maskSenderCode. */
   private mask?: { key: string; codeHash: Uint8Array; reads: number };
-  /** Accounts whose fields or storage were set since the last `takeChanged()`. */
-  private readonly changedSince = new Set<string>();
 
   constructor(
     readonly base: StateReader,
@@ -227,24 +225,6 @@ export class JournaledState implements StateManagerInterface, StateReader {
     return { accounts: this.accounts, storage: this.storage, code: this.codes };
   }
 
-  /**
-   * The part of `diff()` set since the last call, as it is now: a layer's root can be folded a
-   * piece at a time (the builder's staging passes). Call it between transactions, with no
-   * checkpoint open. The maps hold the layer's own objects: read them, do not change them.
-   */
-  takeChanged(): StateDiff {
-    const accounts = new Map<string, Account | null>();
-    const storage = new Map<string, SlotOverlay>();
-    for (const k of this.changedSince) {
-      const a = this.accounts.get(k);
-      if (a !== undefined) accounts.set(k, a);
-      const s = this.storage.get(k);
-      if (s !== undefined) storage.set(k, s);
-    }
-    this.changedSince.clear();
-    return { accounts, storage, code: this.codes };
-  }
-
   /** Addresses touched in this overlay (accounts or storage). */
   touched(): Uint8Array[] {
     const s = new Set([...this.accounts.keys(), ...this.storage.keys()]);
@@ -254,14 +234,12 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private setAccount(k: string, a: Account | null): void {
     const prev = this.accounts.get(k);
     this.accounts.set(k, a);
-    this.changedSince.add(k);
     this.journal.push(() => (prev === undefined ? this.accounts.delete(k) : this.accounts.set(k, prev)));
   }
 
   private setSlots(k: string, o: SlotOverlay): void {
     const prev = this.storage.get(k);
     this.storage.set(k, o);
-    this.changedSince.add(k);
     this.journal.push(() => (prev === undefined ? this.storage.delete(k) : this.storage.set(k, prev)));
   }
 }
