@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import type { Methods, RpcContext } from '../src/rpc/context.js';
 import { Dispatcher } from '../src/rpc/dispatch.js';
 import { type RpcServer, startRpcServer } from '../src/rpc/server.js';
+import { waitFor } from './node-helpers.js';
 
 const methods: Methods = {
   test_ping: { params: [], required: 0, run: () => 'pong' },
@@ -63,16 +64,6 @@ function open(url: string): Promise<{ ws: WebSocket; got: { m: any; at: number }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(f: () => T | undefined, ms = 2000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(5);
-  }
-}
-
 describe('holding input', () => {
   it('answers no request while held, over HTTP or WebSocket, then answers them all', async () => {
     const { url, ws: wsUrl } = await start();
@@ -104,10 +95,10 @@ describe('holding input', () => {
     const releasedAt = Date.now();
     server!.holdInput(false);
     const [a, b] = await Promise.all([fresh, reused]);
-    const viaSub = await until(() => sub.got.find((g) => g.m.id === 1));
+    const viaSub = await waitFor(async () => sub.got.find((g) => g.m.id === 1));
     const late = await lateOpening;
     late.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'test_ping', params: [] }));
-    const viaLate = await until(() => late.got.find((g) => g.m.id === 4));
+    const viaLate = await waitFor(async () => late.got.find((g) => g.m.id === 4));
     expect(a.body).toEqual({ jsonrpc: '2.0', id: 2, result: 'pong' });
     expect(viaSub.m.result).toBe('pong');
     expect(viaLate.m.result).toBe('pong');
@@ -125,10 +116,10 @@ describe('holding input', () => {
   it('still sends while held: pushes reach their clients', async () => {
     const { ws: wsUrl } = await start();
     const client = await open(`${wsUrl}/push`);
-    await until(() => (pushers.length ? true : undefined));
+    await waitFor(async () => (pushers.length ? true : undefined));
     server!.holdInput(true);
     pushers[0].send(JSON.stringify({ pushed: 1 }));
-    const got = await until(() => client.got.find((g) => g.m.pushed === 1));
+    const got = await waitFor(async () => client.got.find((g) => g.m.pushed === 1));
     expect(got.m).toEqual({ pushed: 1 });
     server!.holdInput(false);
     client.ws.close();

@@ -412,8 +412,9 @@ export class BlockProducer {
     let gasLeft = this.building.gasLeft;
     for (const t of this.pool.best(this.building.baseFee)) {
       if (this.included.has(t.hash) || this.stagedHashes.has(t.hash)) continue;
-      if (t.tx.gasLimit > gasLeft) return { list, cut: true };
-      gasLeft -= t.tx.gasLimit;
+      // The pool's own field: reading `t.tx` would build the transaction object of one that may not fit.
+      if (t.gasLimit > gasLeft) return { list, cut: true };
+      gasLeft -= t.gasLimit;
       list.push(t);
       if (list.length >= limit) break;
     }
