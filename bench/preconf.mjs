@@ -320,6 +320,22 @@ async function main() {
   // And the growth of the least-squares line through every sample after the first minute, from
   // its value at the first minute to its value at the end: a drift, whatever the GC's phase.
   const fit = SECONDS >= 180 && afterMinute.length > 2 ? leastSquares(afterMinute) : undefined;
+  // Where that drift is: V8's heap (committed: its live size plus the GC's slack), the private
+  // memory outside it (malloc: LevelDB, buffers' backing stores), and mapped files (LevelDB's tables).
+  const heapAfterMinute = heap.filter((r) => r.t >= 60 + WARMUP && Number.isFinite(r.heapTotal));
+  const heapNear = (t) =>
+    heapAfterMinute.reduce(
+      (best, r) => (Math.abs(r.t - t) < Math.abs(best.t - t) ? r : best),
+      heapAfterMinute[0],
+    );
+  const split =
+    fit && heapAfterMinute.length > 2
+      ? {
+          heap: leastSquares(heapAfterMinute.map((r) => ({ t: r.t, mb: r.heapTotal }))),
+          native: leastSquares(afterMinute.map((r) => ({ t: r.t, mb: r.anon - heapNear(r.t).heapTotal }))),
+          file: leastSquares(afterMinute.map((r) => ({ t: r.t, mb: r.file }))),
+        }
+      : undefined;
 
   if (refused.size) console.log('refused:', Object.fromEntries(refused));
   const lines = [
@@ -340,6 +356,10 @@ async function main() {
         ? `; mean of the second minute ${f(trend.from)} -> of the last ${f(trend.to)} MB (${((trend.to / trend.from - 1) * 100).toFixed(1)}%)`
         : ''),
   ];
+  if (split)
+    lines.push(
+      `  that line's drift, by part (fitted the same way): V8 heap committed ${f(split.heap.from)} -> ${f(split.heap.to)} MB, private memory outside it ${f(split.native.from)} -> ${f(split.native.to)} MB, mapped files ${f(split.file.from)} -> ${f(split.file.to)} MB`,
+    );
   const heapPerMinute = heap.filter((r, i) => i > 0 && Math.floor(r.t / 60) > Math.floor(heap[i - 1].t / 60));
   if (heapPerMinute.length)
     lines.push(
