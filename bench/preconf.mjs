@@ -228,6 +228,7 @@ async function main() {
     worker.once('error', reject);
   });
   const returnedAt = new Map();
+  /** hash -> when its request left the client */
   const sentAtOf = new Map();
   const roundTrips = [];
   const refused = new Map();
@@ -261,13 +262,17 @@ async function main() {
 
   const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+  // Submit-to-pending (`lat`, from the answer) and send-to-pending (`sendLat`, from the request
+  // leaving the client: what a wallet waits in all, the request's own trip included; the node
+  // holds requests while a flashblock is due, and they go to the next one either way).
   const lat = [];
-  for (const [h, t] of returnedAt) if (seenAt.has(h)) lat.push(Math.max(0, seenAt.get(h) - t));
-  lat.sort((a, b) => a - b);
-  // From the request leaving the client: what a wallet waits in all, the request's own trip included
-  // (the node holds requests while a flashblock is due; they go to the next one either way).
   const sendLat = [];
-  for (const [h, t] of sentAtOf) if (seenAt.has(h)) sendLat.push(Math.max(0, seenAt.get(h) - t));
+  for (const [h, t] of returnedAt) {
+    if (!seenAt.has(h)) continue;
+    lat.push(Math.max(0, seenAt.get(h) - t));
+    sendLat.push(Math.max(0, seenAt.get(h) - sentAtOf.get(h)));
+  }
+  lat.sort((a, b) => a - b);
   sendLat.sort((a, b) => a - b);
   roundTrips.sort((a, b) => a - b);
   // The interval is between consecutive pre-confirmations (index >= 1), across block

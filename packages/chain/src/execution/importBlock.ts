@@ -7,7 +7,7 @@ import type { Block } from '@ethereumjs/block';
 import { encodeReceipt, runBlock } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
-import { nextBaseFee } from './baseFee.js';
+import { type BaseFeeParams, nextBaseFee } from './baseFee.js';
 import type { ChainContext } from './chainContext.js';
 import { commitBlock, rootOf } from './commitBlock.js';
 import { createVm } from './vmFactory.js';
@@ -16,12 +16,7 @@ export class ImportError extends Error {
   override readonly name = 'ImportError';
 }
 
-/** `baseFee`: the chain's EIP-1559 parameters (geth's 8 and 2; a wharf dev chain's OP-style 250 and 6). */
-function checkHeader(
-  block: Block,
-  parent: Block,
-  baseFee: { denominator: bigint; elasticity: bigint },
-): void {
+function checkHeader(block: Block, parent: Block, baseFee: BaseFeeParams): void {
   const h = block.header;
   const p = parent.header;
   const fail = (what: string) => {
