@@ -159,7 +159,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     throw e;
   }
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
-  producer.onBusy((busy) => server.holdInput(busy));
+  producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ port: server.port }, 'json-rpc listening');

@@ -1,7 +1,8 @@
 /**
  * RpcServer.holdInput: while the builder is busy the server reads no new requests (HTTP or
  * WebSocket, connections opened meanwhile included), still sends what it has to send, and
- * answers everything once it lets input in again.
+ * answers everything once it lets input in again. Requests run a slice at a time (a burst never
+ * holds the thread whole), and none starts just before the builder's next window.
  */
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,14 +12,31 @@ import { Dispatcher } from '../src/rpc/dispatch.js';
 import { type RpcServer, startRpcServer } from '../src/rpc/server.js';
 import { waitFor } from './node-helpers.js';
 
+/** What test_work saw: when each call ran, and how many had run when a timer set by the first fired. */
+const work = { calls: [] as number[], atTimer: -1 };
+
 const methods: Methods = {
   test_ping: { params: [], required: 0, run: () => 'pong' },
+  // A millisecond of the thread, like an eth_sendRawTransaction under load (ecrecover, pool checks).
+  test_work: {
+    params: [],
+    required: 0,
+    run: () => {
+      if (work.calls.length === 0) setTimeout(() => (work.atTimer = work.calls.length), 0);
+      work.calls.push(Date.now());
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      return work.calls.length;
+    },
+  },
 };
 
 let server: RpcServer | undefined;
 const pushers: WebSocket[] = [];
 
 afterEach(async () => {
+  work.calls = [];
+  work.atTimer = -1;
   await server?.close();
   server = undefined;
   pushers.length = 0;
@@ -135,5 +153,72 @@ describe('holding input', () => {
     server!.holdInput(false);
     expect((await answer).body.result).toBe('pong');
     expect((await post(url, 2)).body.result).toBe('pong');
+  });
+
+  it('lets timers run inside a burst of requests read at once', async () => {
+    const { ws: wsUrl } = await start();
+    const c = await open(wsUrl);
+    // One write (~7 KB), so one read on the server: ws emits the hundred messages back to back.
+    const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    for (let id = 1; id <= 100; id++)
+      c.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'test_work', params: [] }));
+    socket.uncork();
+    await waitFor(async () => (c.got.length === 100 ? true : undefined));
+    expect(c.got.map((g) => g.m.result).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
+    // Answered in the order sent.
+    expect(c.got.map((g) => g.m.id)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // The timer set by the first call fired long before the hundredth ran (a slice is ~10 ms).
+    expect(work.atTimer).toBeGreaterThan(0);
+    expect(work.atTimer).toBeLessThan(50);
+    c.ws.close();
+  });
+
+  it('starts no request just before the next window, and runs them if no window comes', async () => {
+    const { ws: wsUrl } = await start();
+    const c = await open(wsUrl);
+    // The next window is due at once: requests wait for it...
+    const nextAt = Date.now() + 1;
+    server!.holdInput(false, nextAt);
+    c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'test_work', params: [] }));
+    // ...and, when it does not come (a builder that stopped), run just after it.
+    const got = await waitFor(async () => c.got.find((g) => g.m.id === 1));
+    expect(got.m.result).toBe(1);
+    expect(work.calls[0]).toBeGreaterThanOrEqual(nextAt);
+
+    // A window that begins: they wait through it.
+    server!.holdInput(false, Date.now() + 1);
+    c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'test_work', params: [] }));
+    await sleep(1);
+    server!.holdInput(true);
+    await sleep(100);
+    expect(c.got.find((g) => g.m.id === 2)).toBeUndefined();
+    const releasedAt = Date.now();
+    server!.holdInput(false);
+    const second = await waitFor(async () => c.got.find((g) => g.m.id === 2));
+    expect(second.m.result).toBe(2);
+    expect(work.calls[1]).toBeGreaterThanOrEqual(releasedAt);
+    c.ws.close();
+  });
+
+  it('lets timers run inside a batch, and answers it whole and in order', async () => {
+    const { url } = await start();
+    const batch = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'test_work',
+      params: [],
+    }));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
+    const out = (await res.json()) as { id: number; result: number }[];
+    expect(out.map((r) => [r.id, r.result])).toEqual(batch.map((b) => [b.id, b.id]));
+    expect(work.atTimer).toBeGreaterThan(0);
+    expect(work.atTimer).toBeLessThan(50);
   });
 });

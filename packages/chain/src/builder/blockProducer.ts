@@ -30,6 +30,8 @@ import { type IncludedTx, PendingBlock, type PendingSnapshot, type PreparedRoot 
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
 const STAGE_BATCH_MS = 10;
+/** A staging pass this close to the next flashblock's timer yields at every transaction. */
+const STAGE_NEAR_TIMER_MS = 2;
 /** Recent flashblock build times kept to decide how early the next one starts. */
 const BUILD_TIMES_KEPT = 50;
 /** Blocks between two evictions of the warm account trie, and the levels it keeps. */
@@ -84,8 +86,12 @@ interface FlashblockTiming {
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
 export type FlashblockListener = (snapshot: PendingSnapshot) => void;
-/** `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is shown. */
-export type BusyListener = (busy: boolean) => void;
+/**
+ * `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is
+ * shown. Not busy, `nextAt` (if known) is when the next window begins: called again with it
+ * each time the next flashblock is scheduled.
+ */
+export type BusyListener = (busy: boolean, nextAt?: number) => void;
 
 export interface RecoveryOutcome {
   /** Transactions of the interrupted block that were re-executed and sealed. */
@@ -106,6 +112,8 @@ export class BlockProducer {
   private readonly builtListeners = new Set<FlashblockListener>();
   private readonly busyListeners = new Set<BusyListener>();
   private busy = false;
+  /** When the next timed flashblock's timer is set to fire (Date.now() clock). */
+  private firesAt = Number.POSITIVE_INFINITY;
   /** Ends a busy window that ran past half an interval: input is held no longer than that. */
   private busyCap?: NodeJS.Timeout;
   private stopped = false;
@@ -300,6 +308,8 @@ export class BlockProducer {
     const nextIndex = this.building.snapshot.index + 1;
     const due = this.blockStart + Math.min(nextIndex * this.opts.flashblockInterval, blockMs);
     const firesAt = Math.max(this.now(), due - this.lead());
+    this.firesAt = firesAt;
+    if (!this.busy) this.callBusyListeners(false, firesAt);
     this.timer = setTimeout(() => {
       this.setBusy(true);
       this.tickDue = true;
@@ -354,9 +364,13 @@ export class BlockProducer {
     this.busy = busy;
     clearTimeout(this.busyCap);
     if (busy) this.busyCap = setTimeout(() => this.setBusy(false), this.opts.flashblockInterval / 2);
+    this.callBusyListeners(busy);
+  }
+
+  private callBusyListeners(busy: boolean, nextAt?: number): void {
     for (const l of this.busyListeners) {
       try {
-        l(busy);
+        l(busy, nextAt);
       } catch (e) {
         this.opts.onError?.(e);
       }
@@ -481,7 +495,8 @@ export class BlockProducer {
       // Execution on the in-memory state rarely awaits I/O: a staging pass yields so RPC keeps
       // answering. A flashblock does not: it is due, and each yield let a burst of RPC work in
       // (113 transactions left to a flashblock took 61 ms, twice their execution time).
-      if (!inFlashblock && ++sinceYield === 16) {
+      // Near the next flashblock's timer it yields at every transaction: the timer fires on time.
+      if (!inFlashblock && (++sinceYield === 16 || this.now() >= this.firesAt - STAGE_NEAR_TIMER_MS)) {
         sinceYield = 0;
         await nextTurn();
         // A flashblock is due: it stages the rest itself, on time.

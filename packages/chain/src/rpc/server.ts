@@ -8,6 +8,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
+import { RequestQueue } from './requestQueue.js';
 
 export const MAX_BODY = 5 * 1024 * 1024;
 
@@ -27,9 +28,10 @@ export interface RpcServer {
   /**
    * Holds new requests on every connection (HTTP and WebSocket; they wait in the socket's
    * buffer) or lets them in again. Responses and pushes still go out. Consumer: the node, while
-   * the builder is busy (BlockProducer.onBusy).
+   * the builder is busy (BlockProducer.onBusy). Released, `nextAt` (Date.now() clock) is when
+   * the next hold is due: no request starts in the last moments before it.
    */
-  holdInput(hold: boolean): void;
+  holdInput(hold: boolean, nextAt?: number): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startRpcServer(
     res.end(bytes);
   };
 
+  const queue = new RequestQueue();
   const server = http.createServer((req, res) => {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
@@ -101,8 +104,7 @@ export async function startRpcServer(
       }
       chunks.push(c);
     });
-    req.on('end', async () => {
-      if (tooBig) return;
+    const answer = async () => {
       let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -118,6 +120,9 @@ export async function startRpcServer(
       } catch (e) {
         send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
       }
+    };
+    req.on('end', () => {
+      if (!tooBig) queue.push(() => void answer());
     });
     req.on('error', () => res.destroy());
   });
@@ -158,7 +163,7 @@ export async function startRpcServer(
       process.nextTick(() => holding && sockets.has(ws) && hold(ws));
       const path = (req.url ?? '/').split('?')[0];
       if (extraUpgrade?.(path, ws)) return;
-      serveSocket(dispatcher, ws);
+      serveSocket(dispatcher, ws, queue);
     });
   });
 
@@ -168,7 +173,8 @@ export async function startRpcServer(
   });
   return {
     port: (server.address() as AddressInfo).port,
-    holdInput: (on) => {
+    holdInput: (on, nextAt) => {
+      queue.hold(on, nextAt);
       if (on === holding) return;
       holding = on;
       if (on) {
@@ -189,7 +195,7 @@ export async function startRpcServer(
   };
 }
 
-function serveSocket(dispatcher: Dispatcher, ws: WebSocket): void {
+function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue): void {
   const closers: (() => void)[] = [];
   const conn: Connection = {
     send: (m) => {
@@ -198,17 +204,19 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket): void {
     onClose: (fn) => closers.push(fn),
     subscriptions: new Map(),
   };
-  ws.on('message', async (data, isBinary) => {
+  const answer = async (data: WebSocket.RawData, isBinary: boolean) => {
     let body: unknown;
     try {
       body = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     } catch {
-      ws.send(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
+      if (ws.readyState === ws.OPEN)
+        ws.send(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
       return;
     }
     const out = await dispatcher.handle(body, conn);
     if (out !== undefined) conn.send(out);
-  });
+  };
+  ws.on('message', (data, isBinary) => queue.push(() => void answer(data, isBinary)));
   ws.on('close', () => {
     for (const off of conn.subscriptions.values()) off();
     conn.subscriptions.clear();
