@@ -445,9 +445,13 @@ export class BlockProducer {
 
   /**
    * Brings what these transactions touch into memory, all at once: their recipients' accounts
-   * (fresh recipients are LevelDB misses) and the state-trie paths of recipients and senders,
-   * so that neither execution nor the flashblock's root update reads the database one key at a
-   * time. Changes nothing. Returns each distinct sender's bytes, for execution.
+   * (fresh recipients are LevelDB misses), awaited, and the state-trie paths of recipients and
+   * senders, not: execution needs only the accounts, and the trie's reads (a round per level,
+   * 6-24 ms under load, up to 50 ms after a seal, against 0-2 ms for the accounts) go on beside
+   * it, ready before the flashblock's root update needs them, which shares any still in flight.
+   * Awaiting both left the first staging pass of each block starting just before the flashblock
+   * was due, which then executed 120-190 transactions itself, 20-80 ms late. Changes nothing.
+   * Returns each distinct sender's bytes, for execution.
    */
   private async warm(candidates: PoolTransaction[]): Promise<Map<string, Uint8Array>> {
     const recipients: Uint8Array[] = [];
@@ -457,11 +461,12 @@ export class BlockProducer {
       if (t.tx.to) recipients.push(t.tx.to.bytes);
       if (!senders.has(t.sender)) senders.set(t.sender, hexToBytes(t.sender));
     }
-    if (candidates.length)
-      await Promise.all([
-        recipients.length ? this.ctx.flat.prefetch(recipients) : undefined,
-        this.building.warmRoot([...recipients, ...senders.values()]),
-      ]);
+    if (!candidates.length) return senders;
+    this.building.warmRoot([...recipients, ...senders.values()]).catch((e) => {
+      // Only a warm-up: the root update reads whatever is still missing itself.
+      if (!this.stopped) this.opts.onError?.(e);
+    });
+    if (recipients.length) await this.ctx.flat.prefetch(recipients);
     return senders;
   }
 
