@@ -222,3 +222,27 @@ describe('holding input', () => {
     expect(work.atTimer).toBeLessThan(50);
   });
 });
+
+describe('a dispatcher fault', () => {
+  it('over WebSocket: the client gets an internal error and the connection keeps answering', async () => {
+    const real = new Dispatcher(methods, {} as RpcContext);
+    // A fault, not the thing under test: handle() itself throws on the first request.
+    let faults = 1;
+    const faulty = {
+      handle: (body: unknown, conn?: unknown) => {
+        if (faults-- > 0) throw new Error('dispatcher blew up');
+        return real.handle(body, conn as never);
+      },
+    } as unknown as Dispatcher;
+    server = await startRpcServer(faulty, '127.0.0.1', 0);
+    const { ws, got } = await open(`ws://127.0.0.1:${server.port}`);
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'test_ping', params: [] }));
+    await waitFor(async () => got.length >= 1 || undefined);
+    expect(got[0].m.error.code).toBe(-32603);
+    expect(got[0].m.error.message).toContain('dispatcher blew up');
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'test_ping', params: [] }));
+    await waitFor(async () => got.length >= 2 || undefined);
+    expect(got[1].m).toMatchObject({ id: 2, result: 'pong' });
+    ws.close();
+  });
+});

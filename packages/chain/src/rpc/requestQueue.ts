@@ -76,7 +76,13 @@ export class RequestQueue {
       while (this.size > 0 && !this.held && Date.now() < this.quietFrom) {
         const job = this.jobs[this.head];
         this.jobs[this.head++] = noop; // let it go
-        job();
+        try {
+          job();
+        } catch (e) {
+          // A job answers its own errors; one that throws anyway must not stop the others, nor
+          // the process: it is reported, and the queue goes on.
+          process.emitWarning(e instanceof Error ? e : new Error(String(e)));
+        }
         if (performance.now() >= until) break;
       }
     } finally {

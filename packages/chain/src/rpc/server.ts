@@ -213,7 +213,15 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue)
         ws.send(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
       return;
     }
-    const out = await dispatcher.handle(body, conn);
+    let out: unknown;
+    try {
+      out = await dispatcher.handle(body, conn);
+    } catch (e) {
+      // As over HTTP: the client gets an answer, the connection and the node keep going.
+      if (ws.readyState === ws.OPEN)
+        ws.send(errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
+      return;
+    }
     if (out !== undefined) conn.send(out);
   };
   ws.on('message', (data, isBinary) => queue.push(() => void answer(data, isBinary)));
