@@ -42,4 +42,19 @@ describe('RequestQueue', () => {
     await drained();
     expect(ran).toEqual([1, 2]);
   });
+
+  it('asks for reading to stop when full, and to resume once half has drained', async () => {
+    const pressure: boolean[] = [];
+    const q = new RequestQueue((on) => pressure.push(on), 10);
+    q.hold(true);
+    for (let i = 0; i < 9; i++) q.push(() => {});
+    expect(pressure).toEqual([]);
+    q.push(() => {});
+    q.push(() => {});
+    expect(pressure).toEqual([true]);
+    q.hold(false);
+    await drained();
+    expect(q.size).toBe(0);
+    expect(pressure).toEqual([true, false]);
+  });
 });

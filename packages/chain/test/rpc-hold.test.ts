@@ -176,6 +176,20 @@ describe('holding input', () => {
     c.ws.close();
   });
 
+  it('a client sending faster than it is answered is paused, then resumed: every request answered in order', async () => {
+    const { ws: wsUrl } = await start();
+    const c = await open(wsUrl);
+    // 2,500 requests of 1 ms each arrive in well under a second: the queue passes its high-water
+    // mark (2,048), reading stops, and resumes once half has drained. A stop never undone would
+    // leave the rest unanswered.
+    const n = 2500;
+    for (let id = 1; id <= n; id++)
+      c.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'test_work', params: [] }));
+    await waitFor(async () => (c.got.length === n ? true : undefined), 30_000);
+    expect(c.got.map((g) => g.m.id)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    c.ws.close();
+  }, 40_000);
+
   it('starts no request just before the next window, and runs them if no window comes', async () => {
     const { ws: wsUrl } = await start();
     const c = await open(wsUrl);

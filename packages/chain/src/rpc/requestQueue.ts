@@ -16,8 +16,22 @@ import { performance } from 'node:perf_hooks';
 const SLICE_MS = 10;
 /** No request starts this close to the next window: one takes ~0.2 ms, with its continuations. */
 const QUIET_MS = 3;
+/**
+ * Requests waiting at which the queue asks for reading to stop (`onPressure(true)`), until half
+ * as many wait: a client sending faster than requests are answered fills its socket and its
+ * TCP window, not the node's memory. A held window at 1,000 transfers/s leaves ~100 waiting.
+ */
+export const QUEUE_HIGH_WATER = 2048;
 
 export class RequestQueue {
+  private pressured = false;
+
+  constructor(
+    /** Called with true when the queue is full and reading should stop, false when it may resume. */
+    private readonly onPressure: (on: boolean) => void = () => {},
+    private readonly highWater = QUEUE_HIGH_WATER,
+  ) {}
+
   private jobs: (() => void)[] = [];
   private head = 0;
   private scheduled = false;
@@ -30,7 +44,13 @@ export class RequestQueue {
   /** Runs `job` (its synchronous part: whatever it awaits continues on its own) in its turn. */
   push(job: () => void): void {
     this.jobs.push(job);
+    if (!this.pressured && this.size >= this.highWater) this.setPressure(true);
     this.schedule();
+  }
+
+  private setPressure(on: boolean): void {
+    this.pressured = on;
+    this.onPressure(on);
   }
 
   /**
@@ -86,6 +106,7 @@ export class RequestQueue {
         if (performance.now() >= until) break;
       }
     } finally {
+      if (this.pressured && this.size <= this.highWater / 2) this.setPressure(false);
       if (this.size === 0) {
         this.jobs = [];
         this.head = 0;

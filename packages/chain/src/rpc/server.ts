@@ -50,7 +50,13 @@ export async function startRpcServer(
     res.end(bytes);
   };
 
-  const queue = new RequestQueue();
+  // Reading stops while a flashblock is due (holdInput) or while the queue is full.
+  let holding = false;
+  let pressured = false;
+  const queue = new RequestQueue((on) => {
+    pressured = on;
+    pauseOrResume();
+  });
   const server = http.createServer((req, res) => {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
@@ -130,7 +136,7 @@ export async function startRpcServer(
 
   // Held connections: only those this server paused are resumed (Node's HTTP server and ws
   // pause sockets themselves for backpressure, and keep them paused through a resume).
-  let holding = false;
+  let paused = false;
   const held = new Set<Socket | WebSocket>();
   const connections = new Set<Socket>();
   const hold = (c: Socket | WebSocket) => {
@@ -145,7 +151,7 @@ export async function startRpcServer(
       held.delete(s);
     });
     // After the resume Node's HTTP server has already scheduled for it (a pause now is undone).
-    process.nextTick(() => holding && connections.has(s) && hold(s));
+    process.nextTick(() => paused && connections.has(s) && hold(s));
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
@@ -160,12 +166,25 @@ export async function startRpcServer(
         sockets.delete(ws);
         held.delete(ws);
       });
-      process.nextTick(() => holding && sockets.has(ws) && hold(ws));
+      process.nextTick(() => paused && sockets.has(ws) && hold(ws));
       const path = (req.url ?? '/').split('?')[0];
       if (extraUpgrade?.(path, ws)) return;
       serveSocket(dispatcher, ws, queue);
     });
   });
+
+  function pauseOrResume(): void {
+    const on = holding || pressured;
+    if (on === paused) return;
+    paused = on;
+    if (on) {
+      for (const s of connections) hold(s);
+      for (const ws of sockets) hold(ws);
+    } else {
+      for (const c of held) c.resume();
+      held.clear();
+    }
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -175,15 +194,8 @@ export async function startRpcServer(
     port: (server.address() as AddressInfo).port,
     holdInput: (on, nextAt) => {
       queue.hold(on, nextAt);
-      if (on === holding) return;
       holding = on;
-      if (on) {
-        for (const s of connections) hold(s);
-        for (const ws of sockets) hold(ws);
-      } else {
-        for (const c of held) c.resume();
-        held.clear();
-      }
+      pauseOrResume();
     },
     close: () =>
       new Promise<void>((resolve) => {
