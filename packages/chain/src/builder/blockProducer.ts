@@ -116,7 +116,7 @@ export class BlockProducer {
   private readonly builtListeners = new Set<FlashblockListener>();
   private readonly busyListeners = new Set<BusyListener>();
   private busy = false;
-  /** When the next timed flashblock's timer is set to fire (Date.now() clock). */
+  /** When the armed flashblock timer fires (Date.now() clock); infinite once it has, or none is. */
   private firesAt = Number.POSITIVE_INFINITY;
   /** Ends a busy window that ran past half an interval: input is held no longer than that. */
   private busyCap?: NodeJS.Timeout;
@@ -281,6 +281,7 @@ export class BlockProducer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.firesAt = Number.POSITIVE_INFINITY;
     this.setBusy(false);
     clearTimeout(this.timer);
     clearTimeout(this.stageTimer);
@@ -315,6 +316,7 @@ export class BlockProducer {
     this.firesAt = firesAt;
     if (!this.busy) this.callBusyListeners(false, firesAt);
     this.timer = setTimeout(() => {
+      this.firesAt = Number.POSITIVE_INFINITY;
       this.setBusy(true);
       this.tickDue = true;
       this.onTickDue?.();
@@ -361,10 +363,13 @@ export class BlockProducer {
         const due = this.blockStart + blockMs;
         this.blockStart = this.now() - due > this.opts.flashblockInterval ? this.now() : due;
       }
-    } finally {
+    } catch (e) {
       this.setBusy(false);
+      throw e;
     }
+    // Armed while still busy, so that letting input in says when the next window begins.
     this.arm();
+    this.setBusy(false);
   }
 
   private setBusy(busy: boolean): void {
@@ -372,7 +377,8 @@ export class BlockProducer {
     this.busy = busy;
     clearTimeout(this.busyCap);
     if (busy) this.busyCap = setTimeout(() => this.setBusy(false), this.opts.flashblockInterval / 2);
-    this.callBusyListeners(busy);
+    const armed = Number.isFinite(this.firesAt);
+    this.callBusyListeners(busy, !busy && armed ? this.firesAt : undefined);
   }
 
   private callBusyListeners(busy: boolean, nextAt?: number): void {

@@ -209,10 +209,12 @@ export async function startRpcServer(
 
 function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue): void {
   const closers: (() => void)[] = [];
+  // A request may be answered after its socket closed (it waited in the queue): dropped then.
+  const sendText = (text: string) => {
+    if (ws.readyState === ws.OPEN) ws.send(text);
+  };
   const conn: Connection = {
-    send: (m) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-    },
+    send: (m) => sendText(JSON.stringify(m)),
     onClose: (fn) => closers.push(fn),
     subscriptions: new Map(),
   };
@@ -221,18 +223,14 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue)
     try {
       body = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     } catch {
-      if (ws.readyState === ws.OPEN)
-        ws.send(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
-      return;
+      return sendText(errorBody(ErrorCode.Parse, 'parse error: the message is not valid JSON'));
     }
     let out: unknown;
     try {
       out = await dispatcher.handle(body, conn);
     } catch (e) {
       // As over HTTP: the client gets an answer, the connection and the node keep going.
-      if (ws.readyState === ws.OPEN)
-        ws.send(errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
-      return;
+      return sendText(errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
     }
     if (out !== undefined) conn.send(out);
   };
