@@ -556,8 +556,9 @@ export class BlockProducer {
     let rootMs: number | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       const from = this.now();
-      // One write that returns once on disk (the journal's files are O_DSYNC): it is under way
-      // in the thread pool while this thread computes the flashblock's state root beside it.
+      // One synchronous write (the journal's files are O_DSYNC), made once the state root's
+      // computation has begun (it runs in the microtask after): the root's trie reads proceed
+      // in the thread pool while the write blocks this thread.
       const journal = this.opts.journal;
       const raws = b.staged.map((t) => t.raw);
       // The block's opening record first (written behind the seal; long done by now, as a rule).

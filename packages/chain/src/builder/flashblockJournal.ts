@@ -11,12 +11,12 @@
  * transactions, same order) and seals it.
  *
  *   open (index 0) ─> <path>.<number % 3>: [block number, parent hash, timestamp]  truncate + write (O_DSYNC)
- *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append (O_DSYNC)
+ *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append (O_DSYNC, synchronous)
  *
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
  * mid-append) is ignored, as is a file whose first record does not open a block.
  */
-import { constants } from 'node:fs';
+import { constants, writeSync } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '../primitives/hex.js';
 
@@ -97,11 +97,20 @@ export class FlashblockJournal {
     this.current = fh;
   }
 
-  /** Appends flashblock `index` to the open block and returns once it is on disk. */
+  /**
+   * Appends flashblock `index` to the open block, on disk when the returned promise settles.
+   * The write is synchronous, on this thread: under 1,000 tx/s the write itself took 1.2 ms
+   * (p50) and 7.6 ms at worst, but as an asynchronous write it took 7 ms (p50) to 15 ms (p99)
+   * until this thread had it back, queued in libuv's pool behind the database's reads and then
+   * behind this thread's own work: often enough the longest part of a flashblock. Blocking costs
+   * little here: the builder has nothing else to do until the flashblock is on disk, and the
+   * RPC server holds new requests while a flashblock is due.
+   */
   async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
     if (!this.current) throw new Error('flashblock journal is closed or has no open block');
     const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
-    await this.current.write(encodeRecord(rec));
+    const bytes = encodeRecord(rec);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.current.fd, bytes, at);
   }
 
   async close(): Promise<void> {
