@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import WebSocket from 'ws';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
 import { causeOf, lateFlashblockLogger } from '../src/builder/lateFlashblocks.js';
+import { PendingBlock } from '../src/builder/pendingBlock.js';
 import {
   DEV_KEYS,
   killChildNodes,
@@ -406,6 +407,79 @@ describe('a pool holding more than a block takes', () => {
         .filter((t: string) => ours.has(t));
       expect(inBlock).toHaveLength(8);
     } finally {
+      stream.ws.close();
+      await node.stop();
+    }
+  });
+});
+
+describe('a flashblock with more to execute than it has time for', () => {
+  it('is shown on time with what it reached; the rest comes in the next ones, in order, each once', async () => {
+    // Execution made slow (2 ms a transfer): 240 transfers sent at once take over two intervals.
+    const original = PendingBlock.prototype.add;
+    const add = vi.spyOn(PendingBlock.prototype, 'add').mockImplementation(async function (
+      this: PendingBlock,
+      ...args
+    ) {
+      const until = performance.now() + 2;
+      while (performance.now() < until);
+      return original.apply(this, args);
+    });
+    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
+    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
+    try {
+      const raws: string[] = [];
+      for (const key of KEYS)
+        for (let nonce = 0; nonce < 60; nonce++) raws.push(await signTransfer(key, nonce));
+      const res = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
+        ),
+      });
+      expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+      const order = new Map(raws.map((r, i) => [r, i]));
+      const carrying = () =>
+        stream.messages.filter((m) => m.diff.transactions.some((t: string) => order.has(t)));
+      const shown = () => carrying().flatMap((m) => m.diff.transactions.filter((t: string) => order.has(t)));
+      await waitFor(async () => (shown().length >= raws.length ? true : undefined), 15_000);
+
+      // Each exactly once, each sender's in nonce order.
+      expect(new Set(shown()).size).toBe(raws.length);
+      expect(shown()).toHaveLength(raws.length);
+      for (let k = 0; k < KEYS.length; k++) {
+        const mine = shown()
+          .map((t: string) => order.get(t)!)
+          .filter((i: number) => Math.floor(i / 60) === k);
+        expect(mine).toEqual([...mine].sort((a, b) => a - b));
+      }
+      // Spread over flashblocks that kept the interval: a flashblock that executed everything
+      // still waiting when it fell due was shown hundreds of milliseconds late.
+      const fbs = carrying();
+      expect(fbs.length).toBeGreaterThan(1);
+      const from = stream.messages.indexOf(fbs[0]);
+      const to = stream.messages.indexOf(fbs.at(-1));
+      for (let i = Math.max(1, from); i <= to; i++) {
+        const gap = stream.arrivedAt(stream.messages[i])! - stream.arrivedAt(stream.messages[i - 1])!;
+        // Index 0 follows the block's last flashblock after the seal.
+        if (stream.messages[i].index !== 0) expect(gap, `flashblock ${i}`).toBeLessThan(300);
+      }
+      // And sealed as shown: every one in a block, once.
+      const last = raws.at(-1)!;
+      const receipt = await waitFor(async () => {
+        const r = await rpc(node.url, 'eth_getTransactionReceipt', [keccak256(last as `0x${string}`)]);
+        return r?.blockHash ? r : undefined;
+      }, 5000);
+      const hashes = new Set(raws.map((r) => keccak256(r as `0x${string}`)));
+      let sealed = 0;
+      for (let n = 1n; n <= BigInt(receipt.blockNumber); n++) {
+        const b = await rpc(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+        sealed += b.transactions.filter((h: `0x${string}`) => hashes.has(h)).length;
+      }
+      expect(sealed).toBe(raws.length);
+    } finally {
+      add.mockRestore();
       stream.ws.close();
       await node.stop();
     }

@@ -91,6 +91,11 @@ export class PendingBlock {
   private readonly merged: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
   /** The header's roots and bloom, advanced by each publish over what it added only. */
   private stateRoot: IncrementalStateRoot;
+  /**
+   * The working layer's root, computed ahead between staging passes (`rootAhead`) on a fork:
+   * `prepare` then folds in only what changed since. Dropped with the layer.
+   */
+  private ahead?: { layer: JournaledState; stateRoot: IncrementalStateRoot };
   private readonly txTrie = new AppendOnlyOrderedTrie();
   private readonly receiptTrie = new AppendOnlyOrderedTrie();
   private readonly bloom = new Uint8Array(256);
@@ -211,6 +216,7 @@ export class PendingBlock {
     if (!this.working) return;
     for (const t of this.working.txs) this.gasUsed -= t.gasUsed;
     this.working = undefined;
+    this.ahead = undefined;
   }
 
   /**
@@ -222,9 +228,32 @@ export class PendingBlock {
   async prepare(): Promise<PreparedRoot | undefined> {
     const w = this.working;
     if (!w?.txs.length) return undefined;
-    const stateRoot = this.stateRoot.fork();
-    await stateRoot.apply(w.state.diff(), w.state);
+    const stateRoot = await this.foldAhead(w.state);
+    this.ahead = undefined;
     return { layer: w.state, txCount: w.txs.length, stateRoot };
+  }
+
+  /**
+   * Folds what has been staged so far into the flashblock's root, ahead of `prepare`: the root's
+   * work (trie reads, hashing) is spread over the interval instead of falling on the flashblock's
+   * deadline. Call only between transactions (no `add` under way). Measured 2026-11-26 at 1,000
+   * tx/s: the root was 12 ms (p50) to 21 ms (p98) of a flashblock's 16-26 ms after staging.
+   */
+  async rootAhead(): Promise<void> {
+    const w = this.working;
+    if (w?.txs.length) await this.foldAhead(w.state);
+  }
+
+  /** The working layer's root so far, on the fork kept for it (see `ahead`). */
+  private async foldAhead(layer: JournaledState): Promise<IncrementalStateRoot> {
+    const kept = this.ahead?.layer === layer ? this.ahead : undefined;
+    // Everything changed so far goes into a new fork; into the kept one, what changed since.
+    const changed = layer.takeChanged();
+    const ahead = kept ?? { layer, stateRoot: this.stateRoot.fork() };
+    this.ahead = undefined; // half-folded if this fails: the next call starts over
+    await ahead.stateRoot.apply(layer.diff(), layer, kept ? changed : undefined);
+    this.ahead = ahead;
+    return ahead.stateRoot;
   }
 
   /**
@@ -235,6 +264,7 @@ export class PendingBlock {
   async publish(index: number, prepared?: PreparedRoot): Promise<PendingSnapshot> {
     const w = this.working;
     this.working = undefined;
+    this.ahead = undefined;
     const added = w?.txs ?? [];
     const changed = new Map<string, { balance: bigint } | undefined>();
     if (w && added.length) {

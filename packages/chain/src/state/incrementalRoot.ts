@@ -58,10 +58,15 @@ export class IncrementalStateRoot {
   /**
    * Folds one layer's changes in and returns the new root. `after` reads the state as of the end
    * of that layer (an account whose slots changed but whose fields did not is read from it).
+   * `only`: just these accounts of the diff (the others are in already, as they are now);
+   * folding a key again with its current value is harmless.
    */
-  async apply(diff: StateDiff, after: StateReader): Promise<Uint8Array> {
+  async apply(diff: StateDiff, after: StateReader, only?: Iterable<string>): Promise<Uint8Array> {
     const updates: [Uint8Array, Uint8Array][] = [];
-    for (const k of new Set([...diff.accounts.keys(), ...diff.storage.keys()])) {
+    const keys = only
+      ? [...only].filter((k) => diff.accounts.has(k) || diff.storage.has(k))
+      : new Set([...diff.accounts.keys(), ...diff.storage.keys()]);
+    for (const k of keys) {
       const addr = hexToBytes(k);
       const changed = diff.accounts.get(k);
       // A copy: the layer's objects keep the sealed storage root, which later layers read.

@@ -45,6 +45,8 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private readonly original = new Map<string, Uint8Array>();
   /** See maskSenderCode. */
   private mask?: { key: string; codeHash: Uint8Array; reads: number };
+  /** Accounts whose fields or slots were set since the last `takeChanged()` (reverted ones too). */
+  private changed = new Set<string>();
 
   constructor(
     readonly base: StateReader,
@@ -165,6 +167,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
     const prev = o.slots.get(sk);
     const slots = o.slots;
     slots.set(sk, stripZeros(value));
+    this.changed.add(k);
     this.journal.push(() => (prev === undefined ? slots.delete(sk) : slots.set(sk, prev)));
   }
 
@@ -225,6 +228,17 @@ export class JournaledState implements StateManagerInterface, StateReader {
     return { accounts: this.accounts, storage: this.storage, code: this.codes };
   }
 
+  /**
+   * The accounts (hex keys) set since the last call, fields or slots, and starts over. A superset:
+   * a write that was reverted stays in it. Between transactions, every key of `diff()` whose
+   * value differs from the last call's is in it (a committed entry is never removed).
+   */
+  takeChanged(): Set<string> {
+    const c = this.changed;
+    this.changed = new Set();
+    return c;
+  }
+
   /** Addresses touched in this overlay (accounts or storage). */
   touched(): Uint8Array[] {
     const s = new Set([...this.accounts.keys(), ...this.storage.keys()]);
@@ -234,12 +248,14 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private setAccount(k: string, a: Account | null): void {
     const prev = this.accounts.get(k);
     this.accounts.set(k, a);
+    this.changed.add(k);
     this.journal.push(() => (prev === undefined ? this.accounts.delete(k) : this.accounts.set(k, prev)));
   }
 
   private setSlots(k: string, o: SlotOverlay): void {
     const prev = this.storage.get(k);
     this.storage.set(k, o);
+    this.changed.add(k);
     this.journal.push(() => (prev === undefined ? this.storage.delete(k) : this.storage.set(k, prev)));
   }
 }
