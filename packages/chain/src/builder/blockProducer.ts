@@ -172,6 +172,8 @@ export class BlockProducer {
   private readonly buildTimes: number[] = [];
   /** How long recent flashblocks with transactions took from the end of their staging to being built (ms). */
   private readonly finishTimes: number[] = [];
+  /** How long recent `rootAhead` calls took (ms). */
+  private readonly aheadTimes: number[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
@@ -450,8 +452,13 @@ export class BlockProducer {
       }
       this.enqueue(async () => {
         this.stageTimer = undefined;
-        // What this pass staged goes into the flashblock's state root now, not at its deadline.
-        if ((await this.stage()) && !this.tickDue) await this.building.rootAhead();
+        // What this pass staged goes into the flashblock's state root now, not at its deadline,
+        // unless that would run into the next flashblock's timer (the flashblock folds it in then).
+        if (!(await this.stage()) || this.tickDue) return;
+        const from = this.now();
+        if (this.aheadTimes.length && from + highOf(this.aheadTimes) >= this.firesAt) return;
+        await this.building.rootAhead();
+        keep(this.aheadTimes, this.now() - from);
       });
     }, STAGE_BATCH_MS);
   }
