@@ -201,6 +201,7 @@ async function main() {
   const rss = [{ t: 0, ...rssOf() }];
   const cpuAtStart = machineCpu();
   const ioAtStart = processIo(pid);
+  const cpuOfNodeAtStart = processCpu(pid);
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
   // The node's own view of its memory and GC (GET /metrics), every 10 s: what grows, and the pauses.
@@ -250,6 +251,7 @@ async function main() {
   clearInterval(rssTimer);
   const cpuAtEnd = machineCpu();
   const ioAtEnd = processIo(pid);
+  const cpuOfNodeAtEnd = processCpu(pid);
   const ioSeconds = (now() - start) / 1000;
   clearInterval(heapTimer);
   const collected = await ask('collect');
@@ -432,6 +434,13 @@ async function main() {
       `node disk I/O (/proc/pid/io): wrote ${mbps('write_bytes')} MB/s, read ${mbps('read_bytes')} MB/s`,
     );
   }
+  // Whether the node keeps up is a question of its CPU time: its main thread can use one core.
+  if (cpuOfNodeAtStart !== undefined && cpuOfNodeAtEnd !== undefined) {
+    const s = cpuOfNodeAtEnd - cpuOfNodeAtStart;
+    lines.push(
+      `node CPU time (/proc/pid/stat, all its threads): ${s.toFixed(1)} s, ${((100 * s) / ioSeconds).toFixed(0)}% of one core`,
+    );
+  }
   for (const l of lines) console.log(l);
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });
@@ -482,6 +491,17 @@ function leastSquares(samples) {
 }
 
 /** A process's I/O counters (bytes), Linux only. */
+/** The process's CPU time so far, user + system, all threads (s). */
+function processCpu(pid) {
+  try {
+    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+    const rest = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 function processIo(pid) {
   try {
     const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8');

@@ -439,6 +439,7 @@ describe('a flashblock with more to execute than it has time for', () => {
         ),
       });
       expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+      const acceptedAt = Date.now();
       const order = new Map(raws.map((r, i) => [r, i]));
       const carrying = () =>
         stream.messages.filter((m) => m.diff.transactions.some((t: string) => order.has(t)));
@@ -454,17 +455,22 @@ describe('a flashblock with more to execute than it has time for', () => {
           .filter((i: number) => Math.floor(i / 60) === k);
         expect(mine).toEqual([...mine].sort((a, b) => a - b));
       }
-      // Spread over flashblocks that kept the interval: a flashblock that executed everything
-      // still waiting when it fell due was shown hundreds of milliseconds late.
+      // The first flashblock to carry them stopped at its time and was shown on time (executing
+      // everything still waiting, it was shown hundreds of milliseconds late); the one after a
+      // flashblock that left some takes them all, late if need be: none is left twice. A
+      // flashblock shown over 60 ms (its greatest lead) after they were all pooled started after
+      // that: the transfers are all in by the second such one.
       const fbs = carrying();
       expect(fbs.length).toBeGreaterThan(1);
-      const from = stream.messages.indexOf(fbs[0]);
-      const to = stream.messages.indexOf(fbs.at(-1));
-      for (let i = Math.max(1, from); i <= to; i++) {
-        const gap = stream.arrivedAt(stream.messages[i])! - stream.arrivedAt(stream.messages[i - 1])!;
-        // Index 0 follows the block's last flashblock after the seal.
-        if (stream.messages[i].index !== 0) expect(gap, `flashblock ${i}`).toBeLessThan(300);
+      const first = stream.messages.indexOf(fbs[0]);
+      if (fbs[0].index !== 0) {
+        const gap = stream.arrivedAt(fbs[0])! - stream.arrivedAt(stream.messages[first - 1])!;
+        expect(gap, 'the first flashblock carrying them, after the one before').toBeLessThan(300);
       }
+      const startedAfter = stream.messages
+        .slice(0, stream.messages.indexOf(fbs.at(-1)) + 1)
+        .filter((m) => m.index !== 0 && stream.arrivedAt(m)! > acceptedAt + 60);
+      expect(startedAfter.length, 'flashblocks that started after all were pooled').toBeLessThanOrEqual(2);
       // And sealed as shown: every one in a block, once.
       const last = raws.at(-1)!;
       const receipt = await waitFor(async () => {

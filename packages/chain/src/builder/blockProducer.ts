@@ -92,9 +92,14 @@ export interface LateFlashblock {
   wakeMs: number;
 }
 
-/** A flashblock's own staging: it executes no transaction from `stopAt` on (ms, `now()`). */
+/**
+ * A flashblock's own staging: from `stopAt` on (ms, `now()`) it executes only the transactions
+ * the flashblock before left (`forced`), and notes the others it leaves (`left`).
+ */
 interface InFlashblock {
   stopAt: number;
+  forced: ReadonlySet<string>;
+  left: Set<string>;
 }
 
 /** A timed flashblock: shown at its deadline; when its timer was set to fire, and fired (ms, `now()`). */
@@ -172,6 +177,8 @@ export class BlockProducer {
   private readonly buildTimes: number[] = [];
   /** How long recent flashblocks with transactions took from the end of their staging to being built (ms). */
   private readonly finishTimes: number[] = [];
+  /** The transactions the last flashblock left when it stopped staging: the next one stages them. */
+  private leftToNext: ReadonlySet<string> = new Set();
   /** How long recent `rootAhead` calls took (ms). */
   private readonly aheadTimes: number[] = [];
 
@@ -543,8 +550,9 @@ export class BlockProducer {
     const interrupted = !inFlashblock
       ? await Promise.race([warmed.then(() => false), this.whenTickDue().then(() => true)])
       : !(await settlesBefore(warmed, inFlashblock.stopAt - this.now()));
-    if (interrupted) {
+    if (interrupted && !candidates.some((t) => inFlashblock?.forced.has(t.hash))) {
       warmed.catch(() => {}); // only a warm-up; whoever stages these reads again
+      for (const t of inFlashblock ? candidates : []) inFlashblock?.left.add(t.hash);
       return { staged: 0, cut: false };
     }
     const senders = await warmed;
@@ -562,7 +570,10 @@ export class BlockProducer {
         if (this.tickDue) return { staged, cut };
       }
       // A flashblock out of time leaves the rest to the next one.
-      if (inFlashblock && this.now() >= inFlashblock.stopAt) return { staged, cut: false };
+      if (inFlashblock && !inFlashblock.forced.has(t.hash) && this.now() >= inFlashblock.stopAt) {
+        inFlashblock.left.add(t.hash);
+        continue;
+      }
       const r = await b.add(t.tx, { raw: t.raw, sender: senders.get(t.sender)!, hash: hexToBytes(t.hash) });
       if (r.ok) {
         this.staged.push(t);
@@ -589,11 +600,17 @@ export class BlockProducer {
     const started = this.now();
     const pool = this.pool;
     const b = this.building;
-    // A flashblock shown at a deadline stages what time allows; the others, all there is.
-    const stopAt = timing
-      ? Math.max(this.stagingStopsAt(timing.showAt), started + STAGE_MIN_MS)
-      : Number.POSITIVE_INFINITY;
-    const stagedHere = await this.stage(limit - this.staged.length, { stopAt });
+    // A flashblock shown at a deadline stages what time allows, and whatever the one before left
+    // to it: no transaction is left twice, and a builder that falls behind still catches up.
+    const own: InFlashblock = {
+      stopAt: timing
+        ? Math.max(this.stagingStopsAt(timing.showAt), started + STAGE_MIN_MS)
+        : Number.POSITIVE_INFINITY,
+      forced: this.leftToNext,
+      left: new Set(),
+    };
+    const stagedHere = await this.stage(limit - this.staged.length, own);
+    this.leftToNext = own.left;
     const stageMs = this.now() - started;
     const done = this.staged;
     const index = b.snapshot.index + 1;
