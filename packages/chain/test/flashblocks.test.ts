@@ -52,6 +52,18 @@ async function signTransfer(
   });
 }
 
+/** Sends these transactions in one JSON-RPC batch (so they are pooled together); all are accepted. */
+async function sendAllAtOnce(url: string, raws: string[]): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(
+      raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
+    ),
+  });
+  expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+}
+
 /** A WebSocket and every message it got, each with when it arrived (from the first one on). */
 function openSocket(
   url: string,
@@ -387,14 +399,7 @@ describe('a pool holding more than a block takes', () => {
         );
       const ours = new Set(raws);
       // All 20 in one request: they are in the pool together.
-      const res = await fetch(node.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(
-          raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
-        ),
-      });
-      expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+      await sendAllAtOnce(node.url, raws);
       const acceptedAt = Date.now();
       // The second flashblock after that started after all 20 were pooled: it takes all that fit.
       const after = () =>
@@ -431,14 +436,7 @@ describe('a flashblock with more to execute than it has time for', () => {
       const raws: string[] = [];
       for (const key of KEYS)
         for (let nonce = 0; nonce < 60; nonce++) raws.push(await signTransfer(key, nonce));
-      const res = await fetch(node.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(
-          raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
-        ),
-      });
-      expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
+      await sendAllAtOnce(node.url, raws);
       const acceptedAt = Date.now();
       const order = new Map(raws.map((r, i) => [r, i]));
       const carrying = () =>

@@ -50,6 +50,16 @@ function randomOp(r: () => number): Op {
   return (s) => s.deleteAccount(address);
 }
 
+/** A sealed base state: 120 random operations on 40 accounts, some with storage, in a store. */
+async function sealedBase(r: () => number) {
+  const store = new MemoryNodeStore();
+  const genesis = new JournaledState(nothing);
+  for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
+  const g = await computeStateRoot(EMPTY_ROOT, nothing, genesis.diff(), store);
+  store.putAll(g.nodes);
+  return { store, g, base: new TrieStateReader(g.root, store, async () => undefined) };
+}
+
 describe('IncrementalStateRoot', () => {
   beforeAll(() => initKeccak());
 
@@ -66,13 +76,7 @@ describe('IncrementalStateRoot', () => {
     [8, 'on forks'],
   ])('matches computeStateRoot after every layer (seed %i, %s)', async (seed, mode) => {
     const r = rng(seed);
-    const store = new MemoryNodeStore();
-    // A sealed base: 30 accounts, some with storage.
-    const genesis = new JournaledState(nothing);
-    for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
-    const g = await computeStateRoot(EMPTY_ROOT, nothing, genesis.diff(), store);
-    store.putAll(g.nodes);
-    const base = new TrieStateReader(g.root, store, async () => undefined);
+    const { store, g, base } = await sealedBase(r);
 
     let inc = new IncrementalStateRoot(g.root, store, seed % 2 ? g.trie : undefined);
     const whole = new JournaledState(base); // every op in one overlay: the reference
@@ -140,12 +144,7 @@ describe('IncrementalStateRoot', () => {
     'folded ahead in parts, only what changed since, matches (seed %i)',
     async (seed) => {
       const r = rng(seed);
-      const store = new MemoryNodeStore();
-      const genesis = new JournaledState(nothing);
-      for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
-      const g = await computeStateRoot(EMPTY_ROOT, nothing, genesis.diff(), store);
-      store.putAll(g.nodes);
-      const base = new TrieStateReader(g.root, store, async () => undefined);
+      const { store, g, base } = await sealedBase(r);
 
       let inc = new IncrementalStateRoot(g.root, store, g.trie);
       const whole = new JournaledState(base);
