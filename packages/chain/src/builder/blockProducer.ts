@@ -550,9 +550,10 @@ export class BlockProducer {
     const interrupted = !inFlashblock
       ? await Promise.race([warmed.then(() => false), this.whenTickDue().then(() => true)])
       : !(await settlesBefore(warmed, inFlashblock.stopAt - this.now()));
-    if (interrupted && !candidates.some((t) => inFlashblock?.forced.has(t.hash))) {
+    // A flashblock out of time still waits for what the one before left to it.
+    if (interrupted && !(inFlashblock && candidates.some((t) => inFlashblock.forced.has(t.hash)))) {
       warmed.catch(() => {}); // only a warm-up; whoever stages these reads again
-      for (const t of inFlashblock ? candidates : []) inFlashblock?.left.add(t.hash);
+      if (inFlashblock) for (const t of candidates) inFlashblock.left.add(t.hash);
       return { staged: 0, cut: false };
     }
     const senders = await warmed;
@@ -805,23 +806,17 @@ function highOf(times: readonly number[]): number {
 /** Whether `p` settles within `ms` (false at once if `ms` has passed). A rejection counts as settled. */
 async function settlesBefore(p: Promise<unknown>, ms: number): Promise<boolean> {
   if (ms <= 0) return false;
-  if (!Number.isFinite(ms))
-    return p.then(
-      () => true,
-      () => true,
-    );
+  const settled = p.then(
+    () => true,
+    () => true,
+  );
+  if (!Number.isFinite(ms)) return settled;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([
-      p.then(
-        () => true,
-        () => true,
-      ),
-      timeout,
-    ]);
+    return await Promise.race([settled, timeout]);
   } finally {
     clearTimeout(timer);
   }
