@@ -407,6 +407,11 @@ async function main() {
     `node flashblock published after its deadline (s, cumulative): ${histogram('wharf_flashblock_lateness_seconds')}`,
   );
   lines.push(`node journal write, O_DSYNC (s, cumulative): ${histogram('wharf_journal_append_seconds')}`);
+  // The node's own submit-to-pending (pool arrival to publication, warm-up included): what the
+  // builder adds, without the RPC answer's way back or this client's clocks.
+  lines.push(
+    `node pool arrival to publication (s, cumulative): ${histogram('wharf_submit_to_pending_seconds')}`,
+  );
   lines.push(
     `node journal file waits for an earlier block on disk, behind the seal (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );

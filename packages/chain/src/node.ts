@@ -30,7 +30,7 @@ import { subscriptionMethods } from './rpc/subscriptions.js';
 import { testingMethods } from './rpc/testing.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
-import { attachJournal, createFileTxJournal, createTxPool } from './txpool/index.js';
+import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
 
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
@@ -85,8 +85,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       'sealed the block the flashblock journal held',
     );
   else flashblocks.publish(producer.pending);
+  // Signature recovery, the largest per-submission cost, runs on the second core.
+  const recovery = RecoveryThread.start();
   const pool = createTxPool({
     common: producer.pending.header.common,
+    recovery,
     state: producer.poolState(),
     baseFee: () => producer.pending.baseFee,
     blockGasLimit: () => producer.pending.header.gasLimit,
@@ -155,6 +158,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     processMetrics.stop();
     await producer.stop();
     await poolJournal.stop();
+    await recovery.close();
     await ctx.store.close();
     throw e;
   }
@@ -177,6 +181,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         flashblocks.close();
         await producer.stop();
         await poolJournal.stop();
+        await recovery.close();
         filters.close();
         await ctx.store.close();
       })();

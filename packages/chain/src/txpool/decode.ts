@@ -15,6 +15,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { type BlobFields, type BlobSupport, NO_BLOBS, splitBlobEnvelope } from './blobs.js';
 import { poolError } from './errors.js';
+import type { SenderRecovery } from './recoveryThread.js';
 import type { Hex } from './types.js';
 
 type Values = Array<Uint8Array | Values>;
@@ -298,14 +299,20 @@ export interface RecoveryCrypto {
   keccak256(data: Uint8Array): Uint8Array;
   /** @ethereumjs's customCrypto.ecrecover shape: the 64-byte public key. */
   ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array;
+  /** The same recovery off the event loop (the node's worker thread); `ecrecover` when absent. */
+  recovery?: SenderRecovery;
 }
 
 /**
  * geth's Sender step: chain id, signature values (EIP-2 low s), then recovery over the signing
- * hash. Returns the sender, 0x-lowercase. Throws TxPoolError `invalid chain id for signer` or
- * `invalid sender: ...`.
+ * hash. Resolves to the sender, 0x-lowercase. Throws TxPoolError `invalid chain id for signer` or
+ * `invalid sender: invalid transaction v, r, s values` / `invalid sender: recovery failed`.
  */
-export function recoverSender(decoded: DecodedTransaction, chainId: bigint, crypto: RecoveryCrypto): Hex {
+export async function recoverSender(
+  decoded: DecodedTransaction,
+  chainId: bigint,
+  crypto: RecoveryCrypto,
+): Promise<Hex> {
   const { type, v, r, s } = decoded;
   if (decoded.chainId !== undefined && decoded.chainId !== chainId) {
     if (decoded.chainId < 0n) throw poolError('invalidSender', 'invalid transaction v, r, s values');
@@ -328,11 +335,15 @@ export function recoverSender(decoded: DecodedTransaction, chainId: bigint, cryp
     unsigned[0] = type;
     unsigned.set(body, 1);
   }
+  const msgHash = crypto.keccak256(unsigned);
   let publicKey: Uint8Array;
   try {
-    publicKey = crypto.ecrecover(crypto.keccak256(unsigned), parity, values[n - 2], values[n - 1]);
-  } catch (err) {
-    throw poolError('invalidSender', err instanceof Error ? err.message : String(err));
+    publicKey = crypto.recovery
+      ? await crypto.recovery.recoverPublicKey(msgHash, parity === 0n ? 0 : 1, values[n - 2], values[n - 1])
+      : crypto.ecrecover(msgHash, parity, values[n - 2], values[n - 1]);
+  } catch {
+    // No point has r as its x (or the key is at infinity): geth's secp256k1 ErrRecoverFailed.
+    throw poolError('invalidSender', 'recovery failed');
   }
   if (publicKey.length === 65) publicKey = publicKey.subarray(1);
   return bytesToHex(crypto.keccak256(publicKey).subarray(12));

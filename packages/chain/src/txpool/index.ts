@@ -14,6 +14,7 @@ export type {
 } from './types.js';
 export { TxPoolErrorMessage, type TxPoolErrorKind } from './errors.js';
 export { nativeEcrecover } from './nativeEcrecover.js';
+export { RecoveryThread, type SenderRecovery } from './recoveryThread.js';
 export { intrinsicGas, floorDataGas } from './intrinsicGas.js';
 export {
   APPEND_BATCH_MS,

@@ -193,7 +193,11 @@ class LegacyPool implements TxPool {
     this.state = config.state;
     this.now = config.now ?? Date.now;
     const custom = config.common.customCrypto ?? {};
-    this.crypto = { keccak256: custom.keccak256 ?? keccak_256, ecrecover: custom.ecrecover ?? ecrecover };
+    this.crypto = {
+      keccak256: custom.keccak256 ?? keccak_256,
+      ecrecover: custom.ecrecover ?? ecrecover,
+      recovery: config.recovery,
+    };
     this.chainId = config.common.chainId();
     this.floorDataGas = config.common.isActivatedEIP(7623);
     this.blobs = blobSupportOf(config.common);
@@ -208,7 +212,7 @@ class LegacyPool implements TxPool {
     validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
     const hash = bytesToHex(this.crypto.keccak256(decoded.signed));
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
-    const sender = validateStateless(decoded, {
+    const sender = await validateStateless(decoded, {
       chainId: this.chainId,
       crypto: this.crypto,
       floorDataGas: this.floorDataGas,

@@ -5,6 +5,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import type { SenderRecovery } from './recoveryThread.js';
 
 export type Hex = `0x${string}`;
 
@@ -53,6 +54,11 @@ export interface TxPoolConfig {
   baseFee(): bigint;
   /** Gas limit of the block being built. */
   blockGasLimit(): bigint;
+  /**
+   * Sender recovery off the event loop (the node gives the pool a RecoveryThread); without it
+   * the pool recovers with `common.customCrypto.ecrecover` on the event loop.
+   */
+  recovery?: SenderRecovery;
   /**
    * Blob base fee of the block being built (blob chains). Without it a blob transaction's fee cap
    * is checked only against the EIP-4844 minimum, 1 wei (as geth's pool does).

@@ -49,7 +49,7 @@ export interface StatelessRules {
 }
 
 /** Consensus and pool checks that need no account state; recovers the sender (0x-lowercase). */
-export function validateStateless(decoded: DecodedTransaction, rules: StatelessRules): Hex {
+export async function validateStateless(decoded: DecodedTransaction, rules: StatelessRules): Promise<Hex> {
   const size = decoded.raw.length;
   const maxSize = decoded.type === 3 ? BLOB_TX_MAX_SIZE : TX_MAX_SIZE;
   if (size > maxSize) {
@@ -66,7 +66,7 @@ export function validateStateless(decoded: DecodedTransaction, rules: StatelessR
     );
   }
   if (decoded.type === 4 && decoded.authorizations === 0) throw poolError('emptyAuthList');
-  const sender = recoverSender(decoded, rules.chainId, rules.crypto);
+  const sender = await recoverSender(decoded, rules.chainId, rules.crypto);
   if (decoded.nonce === MAX_NONCE) throw poolError('nonceMax', `address ${sender}, nonce: ${decoded.nonce}`);
   const intrinsic = intrinsicGas({
     data: decoded.data,

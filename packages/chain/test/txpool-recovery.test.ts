@@ -1,0 +1,202 @@
+/**
+ * Sender recovery on the worker thread (RecoveryThread): the same keys as recovery on the event
+ * loop, in any number at once, a clear refusal for a signature with no key, and nothing lost if
+ * the worker goes away with jobs in flight.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { RLP } from '@ethereumjs/rlp';
+import secp256k1 from 'secp256k1';
+import { hexToBytes, keccak256, toHex } from 'viem';
+import { sign } from 'viem/accounts';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createTxPool, nativeEcrecover, RecoveryThread, TxPoolError } from '../src/txpool/index.js';
+import { CHAIN_ID, common, ETHER, FakeState, GWEI, keyOf, RECIPIENT, signer } from './txpool-helpers.js';
+
+interface Signed {
+  msgHash: Uint8Array;
+  recovery: 0 | 1;
+  r: Uint8Array;
+  s: Uint8Array;
+  key: Uint8Array;
+}
+
+/** Minimal big-endian, as RLP carries r and s (leading zero bytes dropped). */
+function minimal(b: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < b.length && b[i] === 0) i++;
+  return b.subarray(i);
+}
+
+/** n signatures by fixed keys over fixed messages (RFC 6979: the same every run). */
+function signatures(n: number): Signed[] {
+  const out: Signed[] = [];
+  for (let i = 0; i < n; i++) {
+    const privateKey = hexToBytes(keccak256(toHex(`key ${i % 50}`)));
+    const msgHash = hexToBytes(keccak256(toHex(`message ${i}`)));
+    const { signature, recid } = secp256k1.ecdsaSign(msgHash, privateKey);
+    out.push({
+      msgHash,
+      recovery: recid as 0 | 1,
+      r: minimal(signature.subarray(0, 32)),
+      s: minimal(signature.subarray(32, 64)),
+      key: secp256k1.publicKeyCreate(privateKey, false).subarray(1),
+    });
+  }
+  return out;
+}
+
+/** An r below the curve order that is no point's x: recovery must fail. */
+function unrecoverableR(msgHash: Uint8Array, s: Uint8Array): Uint8Array {
+  for (let x = 1; ; x++) {
+    const r = new Uint8Array([x]);
+    try {
+      nativeEcrecover(msgHash, 0n, r, s);
+    } catch {
+      return r;
+    }
+  }
+}
+
+let thread: RecoveryThread;
+beforeEach(() => {
+  thread = RecoveryThread.start();
+});
+afterEach(async () => {
+  await thread.close();
+});
+
+describe('RecoveryThread', () => {
+  test('recovers the same keys as the event loop, 3,000 at once (more than its ring holds), short r and s included', async () => {
+    const sigs = signatures(3000);
+    // Some r or s lost leading zero bytes, as in RLP: the thread must right-align them.
+    expect(sigs.filter((x) => x.r.length < 32 || x.s.length < 32).length).toBeGreaterThan(0);
+    const keys = await Promise.all(sigs.map((x) => thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s)));
+    sigs.forEach((x, i) => {
+      expect(toHex(keys[i])).toBe(toHex(x.key));
+      expect(toHex(keys[i])).toBe(toHex(nativeEcrecover(x.msgHash, BigInt(x.recovery), x.r, x.s)));
+    });
+  });
+
+  test('a signature no key made is refused with the library error, and the next ones still recover', async () => {
+    const [good, other] = signatures(2);
+    const r = unrecoverableR(good.msgHash, good.s);
+    const results = await Promise.allSettled([
+      thread.recoverPublicKey(good.msgHash, good.recovery, good.r, good.s),
+      thread.recoverPublicKey(good.msgHash, 0, r, good.s),
+      thread.recoverPublicKey(other.msgHash, other.recovery, other.r, other.s),
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: good.key });
+    expect(results[1].status).toBe('rejected');
+    expect(() => nativeEcrecover(good.msgHash, 0n, r, good.s)).toThrow(
+      ((results[1] as PromiseRejectedResult).reason as Error).message,
+    );
+    expect(results[2]).toEqual({ status: 'fulfilled', value: other.key });
+  });
+
+  test('closed with jobs in flight: every job still gets its key, and later ones too', async () => {
+    const sigs = signatures(500);
+    const inFlight = sigs.map((x) => thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s));
+    await thread.close();
+    const later = sigs.slice(0, 5).map((x) => thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s));
+    const keys = await Promise.all([...inFlight, ...later]);
+    keys.forEach((k, i) => {
+      expect(toHex(k)).toBe(toHex(sigs[i % sigs.length].key));
+    });
+  });
+
+  test('a job in flight keeps the process alive (a node recovering its journaled transactions at start-up)', async () => {
+    // The built package, in a process with nothing else to wait for: Atomics.waitAsync alone
+    // would let it exit (code 13, top-level await unsettled) before the key arrives.
+    const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/txpool/index.js');
+    const [x] = signatures(1);
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    const script = `
+      import { RecoveryThread } from ${JSON.stringify(pathToFileURL(dist).href)};
+      const b = (h) => Uint8Array.from(Buffer.from(h, 'hex'));
+      const t = RecoveryThread.start();
+      const key = await t.recoverPublicKey(b('${hex(x.msgHash)}'), ${x.recovery}, b('${hex(x.r)}'), b('${hex(x.s)}'));
+      console.log(Buffer.from(key).toString('hex'));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    expect(stdout.trim()).toBe(hex(x.key));
+  });
+});
+
+describe('the pool recovering on the thread', () => {
+  const alice = signer(0);
+
+  function makePool() {
+    const state = new FakeState(1000n * ETHER);
+    return createTxPool({
+      common,
+      state,
+      baseFee: () => 1n,
+      blockGasLimit: () => 30_000_000n,
+      recovery: thread,
+    });
+  }
+
+  test('accepts transfers with the right senders, in nonce order', async () => {
+    const pool = makePool();
+    const raws = await Promise.all(
+      [0, 1, 2].map(async (nonce) =>
+        hexToBytes(
+          await alice.signTransaction({
+            chainId: CHAIN_ID,
+            nonce,
+            gas: 21_000n,
+            maxFeePerGas: 10n * GWEI,
+            maxPriorityFeePerGas: GWEI,
+            to: RECIPIENT,
+          }),
+        ),
+      ),
+    );
+    const added = await Promise.all(raws.map((raw) => pool.add(raw)));
+    for (const ptx of added) expect(ptx.sender).toBe(alice.address.toLowerCase());
+    expect(pool.status()).toEqual({ pending: 3, queued: 0 });
+  });
+
+  test("a signature with no key: geth's 'invalid sender: recovery failed', and the pool goes on", async () => {
+    const pool = makePool();
+    const body = [
+      toBytes(BigInt(CHAIN_ID)),
+      toBytes(0n),
+      toBytes(GWEI),
+      toBytes(10n * GWEI),
+      toBytes(21_000n),
+      hexToBytes(RECIPIENT),
+      toBytes(0n),
+      new Uint8Array(),
+      [],
+    ];
+    const msgHash = hexToBytes(keccak256(new Uint8Array([2, ...RLP.encode(body)])));
+    const sig = await sign({ hash: toHex(msgHash), privateKey: keyOf(0) });
+    const s = minimal(hexToBytes(sig.s));
+    const r = unrecoverableR(msgHash, s);
+    const raw = new Uint8Array([2, ...RLP.encode([...body, toBytes(0n), r, s])]);
+    const err = await pool.add(raw).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(TxPoolError);
+    expect((err as TxPoolError).message).toBe('invalid sender: recovery failed');
+    const ok = hexToBytes(
+      await alice.signTransaction({
+        chainId: CHAIN_ID,
+        nonce: 0,
+        gas: 21_000n,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        to: RECIPIENT,
+      }),
+    );
+    expect((await pool.add(ok)).sender).toBe(alice.address.toLowerCase());
+  });
+});
+
+function toBytes(n: bigint): Uint8Array {
+  return n === 0n ? new Uint8Array() : hexToBytes(toHex(n));
+}
