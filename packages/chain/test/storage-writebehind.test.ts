@@ -98,6 +98,50 @@ describe('ChainStore write-behind', () => {
     await again.close();
   });
 
+  it('fillAfter: no batch is filled before it settles (the block readable meanwhile), and blocks still land in order', async () => {
+    const { store, dir } = await open();
+    // Counts the puts LevelDB is given: none may happen while the gate is shut.
+    const proto = ClassicLevel.prototype as unknown as {
+      _chainedBatch: () => { put: (...a: unknown[]) => unknown };
+    };
+    const original = proto._chainedBatch;
+    let puts = 0;
+    proto._chainedBatch = function (this: unknown) {
+      const batch = original.call(this);
+      const put = batch.put.bind(batch);
+      batch.put = (...args: unknown[]) => {
+        puts++;
+        return put(...args);
+      };
+      return batch;
+    };
+    restore.push(() => {
+      proto._chainedBatch = original;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = store.writeBlock(block(1), gate);
+    const second = store.writeBlock(block(2));
+    let landed = 0;
+    first.then(() => landed++);
+    second.then(() => landed++);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(puts).toBe(0);
+    expect(landed).toBe(0);
+    expect(u(await store.get(keys.head))).toEqual(b(2));
+    expect(u(await store.hashByNumber(1n))).toEqual(b(1));
+    release();
+    await Promise.all([first, second]);
+    expect(puts).toBeGreaterThan(0);
+    await store.close();
+    const again = await ChainStore.open(dir);
+    expect(u(await again.get(keys.head))).toEqual(b(2));
+    expect(u(await again.hashByNumber(1n))).toEqual(b(1));
+    await again.close();
+  });
+
   it('a later unwritten block wins; clearing an account hides its older slots at once', async () => {
     const { store } = await open();
     const gate = holdWrites();

@@ -183,6 +183,8 @@ export class BlockProducer {
   private readonly aheadTimes: number[] = [];
   /** Pool transactions whose trie paths this block has read ahead (`warm`). */
   private warmed = new WeakSet<PoolTransaction>();
+  /** Settled when the next flashblock of index 1 or more is shown, or by `stop()` (`nextShown`). */
+  private readonly shownWaiters: (() => void)[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
@@ -310,6 +312,7 @@ export class BlockProducer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const w of this.shownWaiters.splice(0)) w();
     this.firesAt = Number.POSITIVE_INFINITY;
     this.setBusy(false);
     clearTimeout(this.timer);
@@ -734,7 +737,7 @@ export class BlockProducer {
     this.next = next;
     let durable: Promise<void>;
     try {
-      ({ durable } = await commit());
+      ({ durable } = await commit(this.timer ? this.nextShown() : undefined));
     } finally {
       this.next = undefined;
     }
@@ -782,6 +785,26 @@ export class BlockProducer {
 
   private emitFlashblock(s: PendingSnapshot): void {
     for (const l of this.flashblockListeners) this.callListener(l, s);
+    if (s.index >= 1) for (const w of this.shownWaiters.splice(0)) w();
+  }
+
+  /**
+   * Settles once the next block's first pre-confirmation is shown (two intervals at most): when
+   * the sealed block's batch may be filled. Filled right after the seal, its ~10,000 puts (12.7 ms
+   * of the 110 ms after each seal, measured 2026-11-26) ran while the staging passes were
+   * catching up with what arrived during the seal, and index 1 was the flashblock that left
+   * transactions to the next. The block stays readable meanwhile (ChainStore's overlay) and its
+   * flashblock records stay in the journal until it is on disk.
+   */
+  private nextShown(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const cap = setTimeout(resolve, 2 * this.opts.flashblockInterval);
+      cap.unref();
+      this.shownWaiters.push(() => {
+        clearTimeout(cap);
+        resolve();
+      });
+    });
   }
 
   private callListener(l: FlashblockListener, s: PendingSnapshot): void {

@@ -297,8 +297,11 @@ export class PendingBlock {
   async prepareSeal(): Promise<{
     block: Block;
     txs: IncludedTx[];
-    /** Moves the head at once; `durable` settles when the block is on disk. */
-    commit: () => Promise<{ durable: Promise<void> }>;
+    /**
+     * Moves the head at once; `durable` settles when the block is on disk. Its batch is filled
+     * once `fillAfter` settles (at once without it).
+     */
+    commit: (fillAfter?: Promise<unknown>) => Promise<{ durable: Promise<void> }>;
     /** The account trie at the sealed root: the next block's `warm`. */
     trie: StateTrie;
   }> {
@@ -311,7 +314,7 @@ export class PendingBlock {
       block.header.common.isActivatedEIP(4895),
     );
     const merged = this.merged;
-    const commit = () =>
+    const commit = (fillAfter?: Promise<unknown>) =>
       commitBlock(
         this.ctx,
         {
@@ -323,6 +326,7 @@ export class PendingBlock {
         },
         { diff: () => merged },
         root,
+        fillAfter,
       );
     return { block, txs: [...txs], commit, trie: root.trie };
   }

@@ -34,6 +34,8 @@ export async function commitBlock(
   executed: ExecutedBlock,
   state: Pick<JournaledState, 'diff'>,
   root: RootResult,
+  /** When the block's batch may be filled (ChainStore.writeBlock's `fillAfter`); at once if absent. */
+  fillAfter?: Promise<unknown>,
 ): Promise<{ durable: Promise<void> }> {
   const { block } = executed;
   const diff = state.diff();
@@ -63,7 +65,7 @@ export async function commitBlock(
     if (!account || !slots) continue;
     for (const [slot, value] of slots.slots) w.storage.push({ address, slot: hexToBytes(slot), value });
   }
-  const durable = ctx.store.writeBlock(w);
+  const durable = ctx.store.writeBlock(w, fillAfter);
   ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
   ctx.blocks.setHead(block, w.rlp.length);
   return { durable };
