@@ -7,9 +7,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { RLP } from '@ethereumjs/rlp';
 import secp256k1 from 'secp256k1';
-import { hexToBytes, keccak256, toHex } from 'viem';
+import { hexToBytes, keccak256, serializeTransaction, toHex } from 'viem';
 import { sign } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createTxPool, nativeEcrecover, RecoveryThread, TxPoolError } from '../src/txpool/index.js';
@@ -161,22 +160,19 @@ describe('the pool recovering on the thread', () => {
 
   test("a signature with no key: geth's 'invalid sender: recovery failed', and the pool goes on", async () => {
     const pool = makePool();
-    const body = [
-      toBytes(BigInt(CHAIN_ID)),
-      toBytes(0n),
-      toBytes(GWEI),
-      toBytes(10n * GWEI),
-      toBytes(21_000n),
-      hexToBytes(RECIPIENT),
-      toBytes(0n),
-      new Uint8Array(),
-      [],
-    ];
-    const msgHash = hexToBytes(keccak256(new Uint8Array([2, ...RLP.encode(body)])));
+    const transfer = {
+      type: 'eip1559',
+      chainId: CHAIN_ID,
+      nonce: 0,
+      gas: 21_000n,
+      maxFeePerGas: 10n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+      to: RECIPIENT,
+    } as const;
+    const msgHash = hexToBytes(keccak256(serializeTransaction(transfer)));
     const sig = await sign({ hash: toHex(msgHash), privateKey: keyOf(0) });
-    const s = minimal(hexToBytes(sig.s));
-    const r = unrecoverableR(msgHash, s);
-    const raw = new Uint8Array([2, ...RLP.encode([...body, toBytes(0n), r, s])]);
+    const r = unrecoverableR(msgHash, minimal(hexToBytes(sig.s)));
+    const raw = hexToBytes(serializeTransaction(transfer, { r: toHex(r), s: sig.s, yParity: 0 }));
     const err = await pool.add(raw).then(
       () => undefined,
       (e: unknown) => e,
@@ -196,7 +192,3 @@ describe('the pool recovering on the thread', () => {
     expect((await pool.add(ok)).sender).toBe(alice.address.toLowerCase());
   });
 });
-
-function toBytes(n: bigint): Uint8Array {
-  return n === 0n ? new Uint8Array() : hexToBytes(toHex(n));
-}

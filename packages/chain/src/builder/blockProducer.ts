@@ -15,7 +15,8 @@
  *       onFlashblockBuilt listeners (streams render) ─> at the deadline: pending reads switch ─>
  *       onFlashblock listeners ─> pool.onIncluded ─> not busy
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
- *       LevelDB batch is written behind) ─> onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
+ *       LevelDB batch is filled once the next block's index 1 is shown, and written behind) ─>
+ *       onSealed listeners (newHeads, logs) ─> onFlashblock(index 0)
  *       and behind it: [block n-2 on disk] ─> journal.openBlock (n+1) ─> the first append may go
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
