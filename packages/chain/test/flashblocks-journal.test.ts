@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
-import { JournalWriter } from '../src/builder/journalWriter.js';
 import { tempDir } from './node-helpers.js';
 
 const dirs: string[] = [];
@@ -80,38 +79,5 @@ describe('FlashblockJournal', () => {
     const again = await FlashblockJournal.open(p);
     expect((await again.load()).map((x) => x.txs)).toEqual([[tx(1)]]);
     await again.close();
-  });
-});
-
-describe('JournalWriter (the appends thread)', () => {
-  it('writes every record whole and in order, from views of bigger buffers too', async () => {
-    const file = journalPath();
-    const fd = fs.openSync(file, 'a');
-    const w = new JournalWriter();
-    // A whole ArrayBuffer (taken over: moved to the thread) between views of Buffer's pool (copied).
-    const big = Buffer.alloc(1 << 20, 0xab);
-    const expected = Buffer.concat([Buffer.from('one,two,'), big, Buffer.from('three,')]);
-    const parts = [Buffer.from('one,'), Buffer.from('two,'), big, Buffer.from('xthree,').subarray(1)];
-    await Promise.all(parts.map((p) => w.write(fd, p)));
-    await w.close();
-    fs.closeSync(fd);
-    expect(fs.readFileSync(file).equals(expected)).toBe(true);
-  });
-
-  it('a failed write rejects with the system error, and the writer goes on', async () => {
-    const file = journalPath();
-    fs.writeFileSync(file, '');
-    const readOnly = fs.openSync(file, 'r');
-    const w = new JournalWriter();
-    await expect(w.write(readOnly, Buffer.from('x'))).rejects.toMatchObject({ code: 'EBADF' });
-    const fd = fs.openSync(file, 'a');
-    await w.write(fd, Buffer.from('after'));
-    await w.close();
-    expect(fs.readFileSync(file, 'utf8')).toBe('after');
-    // Closed: later writes run on the event loop.
-    await w.write(fd, Buffer.from(', closed'));
-    expect(fs.readFileSync(file, 'utf8')).toBe('after, closed');
-    fs.closeSync(fd);
-    fs.closeSync(readOnly);
   });
 });

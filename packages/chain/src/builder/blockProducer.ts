@@ -641,7 +641,9 @@ export class BlockProducer {
     let rootMs: number | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       const from = this.now();
-      // One write (O_DSYNC) on the journal's thread, and the state root here meanwhile.
+      // One synchronous write (the journal's files are O_DSYNC), made once the state root's
+      // computation has begun (it runs in the microtask after): the root's trie reads proceed
+      // in the thread pool while the write blocks this thread.
       const journal = this.opts.journal;
       const raws = b.staged.map((t) => t.raw);
       // The block's opening record first (written behind the seal; long done by now, as a rule).
@@ -651,14 +653,10 @@ export class BlockProducer {
           journalMs = this.now() - from;
         });
       try {
-        // A microtask later: the write (queued first, if the block's opening record is on disk
-        // already) is on its way before the root's hashing takes the thread.
-        const rooted = Promise.resolve()
-          .then(() => b.prepare())
-          .then((root) => {
-            rootMs = this.now() - from;
-            return root;
-          });
+        const rooted = b.prepare().then((root) => {
+          rootMs = this.now() - from;
+          return root;
+        });
         // Both settle before either error is handled: none is left unobserved.
         const [j, r] = await Promise.allSettled([journaled, rooted]);
         if (j.status === 'rejected') throw j.reason;
