@@ -125,6 +125,17 @@ describe('RecoveryThread', () => {
 
 describe('the pool recovering on the thread', () => {
   const alice = signer(0);
+  /** A plain EIP-1559 transfer of alice's. */
+  const transfer = (nonce: number) =>
+    ({
+      type: 'eip1559',
+      chainId: CHAIN_ID,
+      nonce,
+      gas: 21_000n,
+      maxFeePerGas: 10n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+      to: RECIPIENT,
+    }) as const;
 
   function makePool() {
     const state = new FakeState(1000n * ETHER);
@@ -140,18 +151,7 @@ describe('the pool recovering on the thread', () => {
   test('accepts transfers with the right senders, in nonce order', async () => {
     const pool = makePool();
     const raws = await Promise.all(
-      [0, 1, 2].map(async (nonce) =>
-        hexToBytes(
-          await alice.signTransaction({
-            chainId: CHAIN_ID,
-            nonce,
-            gas: 21_000n,
-            maxFeePerGas: 10n * GWEI,
-            maxPriorityFeePerGas: GWEI,
-            to: RECIPIENT,
-          }),
-        ),
-      ),
+      [0, 1, 2].map(async (nonce) => hexToBytes(await alice.signTransaction(transfer(nonce)))),
     );
     const added = await Promise.all(raws.map((raw) => pool.add(raw)));
     for (const ptx of added) expect(ptx.sender).toBe(alice.address.toLowerCase());
@@ -160,35 +160,17 @@ describe('the pool recovering on the thread', () => {
 
   test("a signature with no key: geth's 'invalid sender: recovery failed', and the pool goes on", async () => {
     const pool = makePool();
-    const transfer = {
-      type: 'eip1559',
-      chainId: CHAIN_ID,
-      nonce: 0,
-      gas: 21_000n,
-      maxFeePerGas: 10n * GWEI,
-      maxPriorityFeePerGas: GWEI,
-      to: RECIPIENT,
-    } as const;
-    const msgHash = hexToBytes(keccak256(serializeTransaction(transfer)));
+    const msgHash = hexToBytes(keccak256(serializeTransaction(transfer(0))));
     const sig = await sign({ hash: toHex(msgHash), privateKey: keyOf(0) });
     const r = unrecoverableR(msgHash, minimal(hexToBytes(sig.s)));
-    const raw = hexToBytes(serializeTransaction(transfer, { r: toHex(r), s: sig.s, yParity: 0 }));
+    const raw = hexToBytes(serializeTransaction(transfer(0), { r: toHex(r), s: sig.s, yParity: 0 }));
     const err = await pool.add(raw).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(TxPoolError);
     expect((err as TxPoolError).message).toBe('invalid sender: recovery failed');
-    const ok = hexToBytes(
-      await alice.signTransaction({
-        chainId: CHAIN_ID,
-        nonce: 0,
-        gas: 21_000n,
-        maxFeePerGas: 10n * GWEI,
-        maxPriorityFeePerGas: GWEI,
-        to: RECIPIENT,
-      }),
-    );
+    const ok = hexToBytes(await alice.signTransaction(transfer(0)));
     expect((await pool.add(ok)).sender).toBe(alice.address.toLowerCase());
   });
 });
