@@ -98,6 +98,57 @@ describe('ChainStore write-behind', () => {
     await again.close();
   });
 
+  it('puts every kind of key where keys.ts says, in the overlay and on disk, deletions included', async () => {
+    const { store, dir } = await open();
+    const gone = b(0xbb, 20);
+    await store.writeBlock(
+      block(1, {
+        accounts: new Map([
+          ['0xaa', { address: addr, rlp: Uint8Array.of(0xc5, 1) }],
+          ['0xbb', { address: gone, rlp: Uint8Array.of(0xc6, 1) }],
+        ]),
+        storage: [
+          { address: addr, slot: b(1), value: Uint8Array.of(7) },
+          { address: addr, slot: b(2), value: Uint8Array.of(8) },
+        ],
+        code: [{ hash: b(50), code: Uint8Array.of(0x60, 0x00) }],
+        txHashes: [b(111), b(112)],
+      }),
+    );
+    const gate = holdWrites();
+    const second = store.writeBlock(
+      block(2, {
+        accounts: new Map([['0xbb', { address: gone, rlp: null }]]),
+        storage: [{ address: addr, slot: b(2), value: new Uint8Array(0) }],
+      }),
+    );
+    const expected = async (s: ChainStore) => {
+      expect(u(await s.get(keys.account(addr)))).toEqual(Uint8Array.of(0xc5, 1));
+      expect(await s.get(keys.account(gone))).toBeUndefined();
+      expect(u(await s.get(keys.storage(addr, b(1))))).toEqual(Uint8Array.of(7));
+      expect(await s.get(keys.storage(addr, b(2)))).toBeUndefined();
+      expect(u(await s.get(keys.code(b(50))))).toEqual(Uint8Array.of(0x60, 0x00));
+      expect(u(await s.get(keys.block(b(1))))).toEqual(Uint8Array.of(0xc0, 1));
+      expect(u(await s.get(keys.receipts(b(2))))).toEqual(Uint8Array.of(0xc1, 2));
+      expect(u(await s.get(keys.senders(b(2))))).toEqual(b(2, 20));
+      expect(loc(await s.txLocation(b(112)))).toEqual({ blockHash: b(1), index: 1 });
+      expect(u(await s.hashByNumber(1n))).toEqual(b(1));
+      expect(u(await s.hashByNumber(2n))).toEqual(b(2));
+      expect(u(await s.get(keys.head))).toEqual(b(2));
+      expect((await s.getTrieNodes([b(201), b(202)])).map(u)).toEqual([
+        Uint8Array.of(0xc2, 1),
+        Uint8Array.of(0xc2, 2),
+      ]);
+    };
+    await expected(store); // block 2 from the overlay
+    gate.release();
+    await second;
+    await store.close();
+    const again = await ChainStore.open(dir);
+    await expected(again);
+    await again.close();
+  });
+
   it('fillAfter: no batch is filled before it settles (the block readable meanwhile), and blocks still land in order', async () => {
     const { store, dir } = await open();
     // Counts the puts LevelDB is given: none may happen while the gate is shut.
