@@ -290,13 +290,9 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
 
   it('never shows a flashblock whose journal write failed: its transfer comes in a later one, sealed once, with the right root', async () => {
     // A fault: the disk refuses the next append (the state root is computed beside it meanwhile).
-    let failed: Promise<number> | undefined;
-    const append = vi.spyOn(FlashblockJournal.prototype, 'begin').mockImplementationOnce(() => ({
-      finish: () => {
-        failed = Promise.reject(new Error('EIO: i/o error, write'));
-        return failed;
-      },
-    }));
+    const append = vi
+      .spyOn(FlashblockJournal.prototype, 'append')
+      .mockRejectedValueOnce(new Error('EIO: i/o error, write'));
     try {
       const to = '0x00000000000000000000000000000000000fa11e';
       const from = privateKeyToAccount(KEYS[3]).address;
@@ -315,7 +311,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
         txs.some((t) => Buffer.from(t).toString('hex') === raw.slice(2)),
       );
       expect(calls.length).toBe(2);
-      await expect(failed).rejects.toThrow('EIO');
+      await expect(append.mock.results[0].value).rejects.toThrow('EIO');
       expect(BigInt(shown.gasUsed)).toBeGreaterThanOrEqual(21000n);
 
       const sealed = await waitFor(async () => {
@@ -508,20 +504,15 @@ describe('a flashblock held back by a slow disk', () => {
     );
     const node = await startTestNode({ blockTime: 2, flashblockInterval: 200, logger });
     // A fault: the disk takes 400 ms over the next append.
-    const original = FlashblockJournal.prototype.begin;
+    const original = FlashblockJournal.prototype.append;
     let wroteAt = 0;
-    const append = vi.spyOn(FlashblockJournal.prototype, 'begin').mockImplementationOnce(function (
+    const append = vi.spyOn(FlashblockJournal.prototype, 'append').mockImplementationOnce(async function (
       this: FlashblockJournal,
       ...args
     ) {
-      return {
-        finish: async () => {
-          await new Promise((r) => setTimeout(r, 400));
-          const ms = await original.apply(this, args).finish();
-          wroteAt = Date.now();
-          return ms;
-        },
-      };
+      await new Promise((r) => setTimeout(r, 400));
+      await original.apply(this, args);
+      wroteAt = Date.now();
     });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
     try {
@@ -555,24 +546,19 @@ describe('a flashblock held back by a slow disk', () => {
 describe('requests while a flashblock is due', () => {
   it('wait until it is shown, half an interval at most: a stalled disk does not stall RPC', async () => {
     const node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
-    const original = FlashblockJournal.prototype.begin;
+    const original = FlashblockJournal.prototype.append;
     let asked: Promise<{ sentAt: number; answeredAt: number }> | undefined;
     let wroteAt = 0;
     // A fault: the disk takes 400 ms over the next append. A request comes in as it starts.
-    const append = vi.spyOn(FlashblockJournal.prototype, 'begin').mockImplementationOnce(function (
+    const append = vi.spyOn(FlashblockJournal.prototype, 'append').mockImplementationOnce(async function (
       this: FlashblockJournal,
       ...args
     ) {
       const sentAt = Date.now();
       asked = rpc(node.url, 'eth_chainId').then(() => ({ sentAt, answeredAt: Date.now() }));
-      return {
-        finish: async () => {
-          await new Promise((r) => setTimeout(r, 400));
-          const ms = await original.apply(this, args).finish();
-          wroteAt = Date.now();
-          return ms;
-        },
-      };
+      await new Promise((r) => setTimeout(r, 400));
+      await original.apply(this, args);
+      wroteAt = Date.now();
     });
     try {
       await rpc(node.url, 'eth_sendRawTransaction', [await signTransfer(KEYS[2], 0)]);

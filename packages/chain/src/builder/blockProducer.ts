@@ -11,7 +11,7 @@
  *   pool.onAdded ─> (10 ms) queue: stage ─> PendingBlock.add (working layer) ─> rootAhead
  *   timer (absolute deadlines: open + k * interval) ─> busy (RPC input held) ─> queue: flashblock(k)
  *       stage the rest (as time allows) ─> PendingBlock.prepare (the state root, on the fork
- *       rootAhead keeps) beside journal.begin (O_DSYNC, its own thread) ─> PendingBlock.publish ─>
+ *       rootAhead keeps) beside journal.append (O_DSYNC) ─> PendingBlock.publish ─>
  *       onFlashblockBuilt listeners (streams render) ─> at the deadline: pending reads switch ─>
  *       onFlashblock listeners ─> pool.onIncluded ─> not busy
  *   k * interval >= blockTime ─> seal: prepareSeal ─> commitBlock (head moves in memory; the
@@ -641,28 +641,26 @@ export class BlockProducer {
     let rootMs: number | undefined;
     if (done.length && this.opts.journal && this.opts.blockTime > 0) {
       const from = this.now();
-      // The record goes to the journal's thread, and the state root is computed here meanwhile
-      // (on a fork: a failed write drops it). Whichever is done first waits for the other; a
-      // write the thread has not begun by then is made here (JournalWriter).
+      // One synchronous write (the journal's files are O_DSYNC), made once the state root's
+      // computation has begun (it runs in the microtask after): the root's trie reads proceed
+      // in the thread pool while the write blocks this thread.
       const journal = this.opts.journal;
       const raws = b.staged.map((t) => t.raw);
       // The block's opening record first (written behind the seal; long done by now, as a rule).
-      const writing = this.journalOpened.then(() => journal.begin(index, raws));
+      const journaled = this.journalOpened
+        .then(() => journal.append(index, raws))
+        .then(() => {
+          journalMs = this.now() - from;
+        });
       try {
-        // A microtask later: the write (if the opening is on disk) is posted before the root's
-        // hashing takes this thread.
-        const rooted = Promise.resolve()
-          .then(() => b.prepare())
-          .then((root) => {
-            rootMs = this.now() - from;
-            return root;
-          });
+        const rooted = b.prepare().then((root) => {
+          rootMs = this.now() - from;
+          return root;
+        });
         // Both settle before either error is handled: none is left unobserved.
-        const [j, r] = await Promise.allSettled([writing, rooted]);
+        const [j, r] = await Promise.allSettled([journaled, rooted]);
         if (j.status === 'rejected') throw j.reason;
-        const writeMs = await j.value.finish();
-        journalMs = this.now() - from;
-        this.metrics.journalAppend.observe(writeMs / 1000);
+        this.metrics.journalAppend.observe((journalMs ?? 0) / 1000);
         // A root that failed (a trie read) is computed again by publish.
         if (r.status === 'fulfilled') prepared = r.value;
       } catch (e) {

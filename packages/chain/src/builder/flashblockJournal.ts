@@ -1,6 +1,6 @@
 /**
  * The flashblock journal: what the builder has pre-confirmed in the block being built, on disk
- * before anyone can see it. Each flashblock is appended (JournalWriter), then published. Three
+ * before anyone can see it. Each flashblock is appended (a synchronous write), then published. Three
  * files, taken by block number modulo 3: a sealed block's batch reaches LevelDB behind the seal
  * (storage/chainStore.ts), so its records must outlive the opening of the next blocks; the
  * builder opens block n+1 (which starts over the file of block n-2) only once n-2 is on disk.
@@ -11,15 +11,14 @@
  * transactions, same order) and seals it.
  *
  *   open (index 0) ─> <path>.<number % 3>: [block number, parent hash, timestamp]  truncate + write (O_DSYNC)
- *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append (O_DSYNC, JournalWriter)
+ *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append (O_DSYNC, synchronous)
  *
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
  * mid-append) is ignored, as is a file whose first record does not open a block.
  */
-import { constants } from 'node:fs';
+import { constants, writeSync } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '../primitives/hex.js';
-import { type JournalWrite, JournalWriter } from './journalWriter.js';
 
 /** The inputs of a block's header that are not derived from its parent. */
 export interface JournaledOpen {
@@ -44,7 +43,6 @@ export class FlashblockJournal {
   private files?: FileHandle[];
   /** The file of the block being built. */
   private current?: FileHandle;
-  private readonly writer = new JournalWriter();
 
   private constructor(readonly path: string) {}
 
@@ -64,7 +62,6 @@ export class FlashblockJournal {
       for (const name of FlashblockJournal.fileNames(path)) files.push(await open(name, flags));
     } catch (e) {
       for (const f of files) await f.close();
-      await j.writer.close();
       throw e;
     }
     j.files = files;
@@ -101,28 +98,25 @@ export class FlashblockJournal {
   }
 
   /**
-   * Starts appending flashblock `index` to the open block; the returned write's `finish()`
-   * settles once it is on disk (rejects if it failed). Meanwhile the event loop is free for the
-   * flashblock's state root (JournalWriter). Measured under 1,000 tx/s: the write itself 1.2 ms
-   * (p50), 7.6 ms at worst; as a libuv write 7 ms (p50) to 15 ms (p99) until this thread had it
-   * back, queued behind the database's reads.
+   * Appends flashblock `index` to the open block, on disk when the returned promise settles.
+   * The write is synchronous, on this thread: under 1,000 tx/s the write itself took 1.2 ms
+   * (p50) and 7.6 ms at worst, but as an asynchronous write it took 7 ms (p50) to 15 ms (p99)
+   * until this thread had it back, queued in libuv's pool behind the database's reads and then
+   * behind this thread's own work: often enough the longest part of a flashblock. Blocking costs
+   * little here: the builder has nothing else to do until the flashblock is on disk, and the
+   * RPC server holds new requests while a flashblock is due.
    */
-  begin(index: number, txs: readonly Uint8Array[]): JournalWrite {
+  async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
     if (!this.current) throw new Error('flashblock journal is closed or has no open block');
     const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
-    return this.writer.begin(this.current.fd, encodeRecord(rec));
-  }
-
-  /** Appends flashblock `index` to the open block, on disk when the returned promise settles. */
-  async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
-    await this.begin(index, txs).finish();
+    const bytes = encodeRecord(rec);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.current.fd, bytes, at);
   }
 
   async close(): Promise<void> {
     const files = this.files;
     this.files = undefined;
     this.current = undefined;
-    await this.writer.close();
     for (const f of files ?? []) await f.close();
   }
 }

@@ -14,7 +14,6 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { waitAsync } from '../primitives/atomics.js';
 import { nativeEcrecover } from './nativeEcrecover.js';
 
 /** Recovers a signer's 64-byte public key (no 0x04 prefix) from a signing hash and signature. */
@@ -79,6 +78,13 @@ interface Job {
   resolve: (key: Uint8Array) => void;
   reject: (e: unknown) => void;
 }
+
+/** ES2024's Atomics.waitAsync (Node 16+), not in the ES2023 library types. */
+type WaitAsync = (
+  a: Int32Array,
+  index: number,
+  value: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
 
 export class RecoveryThread implements SenderRecovery {
   private readonly control: Int32Array;
@@ -158,7 +164,7 @@ export class RecoveryThread implements SenderRecovery {
     }
     this.watching = true;
     this.worker.ref();
-    const wait = waitAsync(this.control, TAIL, this.seen);
+    const wait = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(this.control, TAIL, this.seen);
     const next = () => {
       this.watching = false;
       this.collect();
