@@ -15,9 +15,8 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ClassicLevel } from 'classic-level';
-import { concat } from '../primitives/hex.js';
-import { blockOps } from './blockOps.js';
-import { keys, prefix } from './keys.js';
+import { concat, u64 } from '../primitives/hex.js';
+import { keys } from './keys.js';
 
 export type Bytes = Uint8Array;
 
@@ -37,9 +36,11 @@ export interface BlockWrite {
   nodes: [Bytes, Bytes][];
 }
 
+type Op = { type: 'put'; key: Bytes; value: Bytes } | { type: 'del'; key: Bytes };
+
 /** The overlay's key for a database key (latin1: one char per byte, cheap to build). */
 const overlayKey = (key: Bytes) => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
-const STORAGE = prefix.storage;
+const STORAGE = 'o'.charCodeAt(0);
 /** `fromOverlay`: the unwritten blocks do not have the key. */
 const MISS = Symbol('miss');
 /**
@@ -68,20 +69,14 @@ const TABLE_FILE_SIZE = 1 << 20;
  */
 type ReadView = ReturnType<ClassicLevel<Bytes, Bytes>['snapshot']>;
 
-/** A block not yet on disk, as reads see it. */
-interface UnwrittenBlock {
-  /** Its keys (overlayKey) and their values (null: deleted). */
-  keys: Map<string, Bytes | null>;
-  /** Accounts (overlayKey of the address) whose stored slots it drops before writing its own. */
-  cleared: Set<string>;
-}
-
 /** Operations added to a block's batch between two turns of the event loop. */
 const BATCH_SLICE = 1024;
 
 export class ChainStore {
-  /** Blocks handed to writeBlock and not yet on disk, oldest first (each one's own overlay). */
-  private readonly unwritten: UnwrittenBlock[] = [];
+  /** Keys of blocks handed to writeBlock and not yet on disk: value, or null (deleted). */
+  private readonly unwritten = new Map<string, Bytes | null>();
+  /** Accounts (latin1 of the address) whose storage an unwritten block clears, with a count. */
+  private readonly cleared = new Map<string, number>();
   /** The last batch in the write queue. */
   private writing: Promise<void> = Promise.resolve();
   /** A batch failed: nothing later may be written on top of the gap. */
@@ -143,19 +138,11 @@ export class ChainStore {
    * account they cleared), or MISS (ask LevelDB).
    */
   private fromOverlay(key: Bytes): Bytes | undefined | typeof MISS {
-    const blocks = this.unwritten;
-    if (!blocks.length) return MISS;
-    const k = overlayKey(key);
-    // A slot's account, for blocks that cleared an account's storage.
-    const account =
-      key[0] === STORAGE && blocks.some((b) => b.cleared.size) ? overlayKey(key.subarray(1, 21)) : '';
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const b = blocks[i];
-      const v = b.keys.get(k);
-      if (v !== undefined) return v ?? undefined;
-      // A block that cleared the account's storage: no older block's slot, nor the disk's, counts.
-      if (account && b.cleared.has(account)) return undefined;
-    }
+    if (!this.unwritten.size) return MISS;
+    const v = this.unwritten.get(overlayKey(key));
+    if (v !== undefined) return v ?? undefined;
+    if (this.cleared.size && key[0] === STORAGE && this.cleared.has(overlayKey(key.subarray(1, 21))))
+      return undefined;
     return MISS;
   }
 
@@ -175,7 +162,7 @@ export class ChainStore {
 
   /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
   async getMany(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
-    if (!this.unwritten.length) return this.fromDb(ks);
+    if (!this.unwritten.size) return this.fromDb(ks);
     const out = ks.map((k) => this.fromOverlay(k));
     const at: number[] = [];
     for (const [i, o] of out.entries()) if (o === MISS) at.push(i);
@@ -226,10 +213,18 @@ export class ChainStore {
    */
   writeBlock(w: BlockWrite, fillAfter?: Promise<unknown>): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const { key, values, overlayKeys } = blockOps(w);
-    const unwritten: UnwrittenBlock = { keys: new Map(), cleared: new Set(w.clearedStorage.map(overlayKey)) };
-    for (let i = 0; i < overlayKeys.length; i++) unwritten.keys.set(overlayKeys[i], values[i]);
-    this.unwritten.push(unwritten);
+    const ops = blockOps(w);
+    const overlay: [string, Bytes | null][] = ops.map((op) => [
+      overlayKey(op.key),
+      op.type === 'put' ? op.value : null,
+    ]);
+    const cleared = w.clearedStorage.map(overlayKey);
+    // An earlier unwritten block's slots of a cleared account are gone with it.
+    for (const a of cleared)
+      for (const k of this.unwritten.keys())
+        if (k.charCodeAt(0) === STORAGE && k.startsWith(a, 1)) this.unwritten.delete(k);
+    for (const [k, v] of overlay) this.unwritten.set(k, v);
+    for (const a of cleared) this.cleared.set(a, (this.cleared.get(a) ?? 0) + 1);
     const run = this.writing.then(async () => {
       if (fillAfter) await fillAfter.catch(() => {});
       if (this.failure) throw this.failure;
@@ -239,11 +234,11 @@ export class ChainStore {
         // would hold the event loop (and the next flashblock) for ~100 ms.
         const batch = this.db.batch();
         for (const addr of w.clearedStorage) for (const k of await this.storageKeys(addr)) batch.del(k);
-        for (let i = 0; i < values.length; i++) {
+        for (let i = 0; i < ops.length; i++) {
           if (i % BATCH_SLICE === 0) await nextTurn();
-          const v = values[i];
-          if (v) batch.put(key(i), v);
-          else batch.del(key(i));
+          const op = ops[i];
+          if (op.type === 'put') batch.put(op.key, op.value);
+          else batch.del(op.key);
         }
         await batch.write({ sync: true } as never);
       } catch (e) {
@@ -252,10 +247,39 @@ export class ChainStore {
       }
       // Before the overlay lets go of these keys, reads must find them in LevelDB.
       this.renewView();
-      // On disk: its overlay goes (blocks land in the order they were queued).
-      this.unwritten.splice(this.unwritten.indexOf(unwritten), 1);
+      // On disk: the overlay may forget what a later block has not overwritten since.
+      for (const [k, v] of overlay) if (this.unwritten.get(k) === v) this.unwritten.delete(k);
+      for (const a of cleared) {
+        const n = (this.cleared.get(a) ?? 1) - 1;
+        if (n) this.cleared.set(a, n);
+        else this.cleared.delete(a);
+      }
     });
     this.writing = run.catch(() => {});
     return run;
   }
+}
+
+/** A block's batch, except the deletions of cleared storage (read from disk when it is written). */
+function blockOps(w: BlockWrite): Op[] {
+  const ops: Op[] = [];
+  for (const [hash, node] of w.nodes) ops.push({ type: 'put', key: keys.trieNode(hash), value: node });
+  for (const c of w.code) ops.push({ type: 'put', key: keys.code(c.hash), value: c.code });
+  for (const s of w.storage) {
+    const key = keys.storage(s.address, s.slot);
+    ops.push(s.value.length ? { type: 'put', key, value: s.value } : { type: 'del', key });
+  }
+  for (const a of w.accounts.values()) {
+    const key = keys.account(a.address);
+    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : { type: 'del', key });
+  }
+  ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
+  ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });
+  ops.push({ type: 'put', key: keys.senders(w.hash), value: w.senders });
+  w.txHashes.forEach((h, i) => {
+    ops.push({ type: 'put', key: keys.txIndex(h), value: concat(w.hash, u64(i)) });
+  });
+  ops.push({ type: 'put', key: keys.canonical(w.number), value: w.hash });
+  ops.push({ type: 'put', key: keys.head, value: w.hash });
+  return ops;
 }
