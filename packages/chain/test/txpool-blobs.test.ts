@@ -30,6 +30,8 @@ const CHAIN_ID = 1337;
 const GWEI = 10n ** 9n;
 const ETHER = 10n ** 18n;
 const GAS_PER_BLOB = 131072n;
+import { eip1559 } from './txpool-helpers.js';
+
 const FIXTURE = new URL('./txpool-blobs.fixture.json', import.meta.url);
 const aliceKey: Hex = `0x${'01'.padStart(64, '0')}`;
 const bobKey: Hex = `0x${'02'.padStart(64, '0')}`;
@@ -404,18 +406,7 @@ describe('in the pool', () => {
     const pool = poolOn(osaka);
     await pool.add((await blobTx(aliceKey, { nonce: 0n }, osakaSidecar())).raw);
     const bob = privateKeyToAccount(bobKey);
-    const transfer = async (nonce: number) =>
-      hexToBytes(
-        await alice.signTransaction({
-          type: 'eip1559',
-          chainId: CHAIN_ID,
-          nonce,
-          gas: 21_000n,
-          maxFeePerGas: 10n * GWEI,
-          maxPriorityFeePerGas: GWEI,
-          to: bob.address,
-        }),
-      );
+    const transfer = (nonce: number) => eip1559(alice, { nonce, chainId: CHAIN_ID, to: bob.address });
     expect(await refusal(pool.add(await transfer(1)))).toBe('address already reserved');
     const other = poolOn(osaka);
     await other.add(await transfer(0));

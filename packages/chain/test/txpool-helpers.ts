@@ -4,7 +4,7 @@
  * under test).
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
-import type { Hex } from 'viem';
+import { type Hex, hexToBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nativeEcrecover, type PoolStateReader } from '../src/txpool/index.js';
 
@@ -40,4 +40,39 @@ export class FakeState implements PoolStateReader {
   setNonce(s: Signer, nonce: bigint): void {
     this.nonces.set(s.address.toLowerCase(), nonce);
   }
+}
+
+/** What an EIP-1559 test transaction may set; the rest are defaults (a plain 21,000-gas transfer to RECIPIENT). */
+export interface Fields {
+  nonce?: number;
+  gas?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Hex;
+  /** null: a contract creation. */
+  to?: Hex | null;
+  chainId?: number;
+  accessList?: { address: Hex; storageKeys: Hex[] }[];
+}
+
+/** The unsigned EIP-1559 transaction `f` describes, as viem signs or serializes it. */
+export function eip1559Fields(f: Fields = {}) {
+  return {
+    type: 'eip1559',
+    chainId: f.chainId ?? CHAIN_ID,
+    nonce: f.nonce ?? 0,
+    gas: f.gas ?? 21_000n,
+    maxFeePerGas: f.maxFeePerGas ?? 10n * GWEI,
+    maxPriorityFeePerGas: f.maxPriorityFeePerGas ?? GWEI,
+    to: f.to === null ? undefined : (f.to ?? RECIPIENT),
+    value: f.value ?? 0n,
+    data: f.data,
+    accessList: f.accessList,
+  } as const;
+}
+
+/** `f` signed by `signer`: the raw bytes eth_sendRawTransaction takes. */
+export async function eip1559(signer: Signer, f: Fields = {}): Promise<Uint8Array> {
+  return hexToBytes(await signer.signTransaction(eip1559Fields(f)));
 }

@@ -12,7 +12,7 @@ import { hexToBytes, keccak256, serializeTransaction, toHex } from 'viem';
 import { sign } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createTxPool, nativeEcrecover, RecoveryThread, TxPoolError } from '../src/txpool/index.js';
-import { CHAIN_ID, common, ETHER, FakeState, GWEI, keyOf, RECIPIENT, signer } from './txpool-helpers.js';
+import { common, ETHER, eip1559, eip1559Fields, FakeState, keyOf, signer } from './txpool-helpers.js';
 
 interface Signed {
   msgHash: Uint8Array;
@@ -125,18 +125,6 @@ describe('RecoveryThread', () => {
 
 describe('the pool recovering on the thread', () => {
   const alice = signer(0);
-  /** A plain EIP-1559 transfer of alice's. */
-  const transfer = (nonce: number) =>
-    ({
-      type: 'eip1559',
-      chainId: CHAIN_ID,
-      nonce,
-      gas: 21_000n,
-      maxFeePerGas: 10n * GWEI,
-      maxPriorityFeePerGas: GWEI,
-      to: RECIPIENT,
-    }) as const;
-
   function makePool() {
     const state = new FakeState(1000n * ETHER);
     return createTxPool({
@@ -150,9 +138,7 @@ describe('the pool recovering on the thread', () => {
 
   test('accepts transfers with the right senders, in nonce order', async () => {
     const pool = makePool();
-    const raws = await Promise.all(
-      [0, 1, 2].map(async (nonce) => hexToBytes(await alice.signTransaction(transfer(nonce)))),
-    );
+    const raws = await Promise.all([0, 1, 2].map((nonce) => eip1559(alice, { nonce })));
     const added = await Promise.all(raws.map((raw) => pool.add(raw)));
     for (const ptx of added) expect(ptx.sender).toBe(alice.address.toLowerCase());
     expect(pool.status()).toEqual({ pending: 3, queued: 0 });
@@ -160,17 +146,17 @@ describe('the pool recovering on the thread', () => {
 
   test("a signature with no key: geth's 'invalid sender: recovery failed', and the pool goes on", async () => {
     const pool = makePool();
-    const msgHash = hexToBytes(keccak256(serializeTransaction(transfer(0))));
+    const msgHash = hexToBytes(keccak256(serializeTransaction(eip1559Fields())));
     const sig = await sign({ hash: toHex(msgHash), privateKey: keyOf(0) });
     const r = unrecoverableR(msgHash, minimal(hexToBytes(sig.s)));
-    const raw = hexToBytes(serializeTransaction(transfer(0), { r: toHex(r), s: sig.s, yParity: 0 }));
+    const raw = hexToBytes(serializeTransaction(eip1559Fields(), { r: toHex(r), s: sig.s, yParity: 0 }));
     const err = await pool.add(raw).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(TxPoolError);
     expect((err as TxPoolError).message).toBe('invalid sender: recovery failed');
-    const ok = hexToBytes(await alice.signTransaction(transfer(0)));
+    const ok = await eip1559(alice);
     expect((await pool.add(ok)).sender).toBe(alice.address.toLowerCase());
   });
 });

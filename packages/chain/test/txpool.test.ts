@@ -14,6 +14,8 @@ import {
   CHAIN_ID,
   common,
   ETHER,
+  eip1559,
+  type Fields,
   FakeState,
   GWEI,
   keyOf,
@@ -46,34 +48,6 @@ beforeEach(() => {
   baseFee = 1n;
   pool = makePool();
 });
-
-interface Fields {
-  nonce?: number;
-  gas?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Hex;
-  to?: Hex | null;
-  chainId?: number;
-  accessList?: { address: Hex; storageKeys: Hex[] }[];
-}
-
-async function eip1559(signer: Signer, f: Fields = {}): Promise<Uint8Array> {
-  const raw = await signer.signTransaction({
-    type: 'eip1559',
-    chainId: f.chainId ?? CHAIN_ID,
-    nonce: f.nonce ?? 0,
-    gas: f.gas ?? 21_000n,
-    maxFeePerGas: f.maxFeePerGas ?? 10n * GWEI,
-    maxPriorityFeePerGas: f.maxPriorityFeePerGas ?? GWEI,
-    to: f.to === null ? undefined : (f.to ?? RECIPIENT),
-    value: f.value ?? 0n,
-    data: f.data,
-    accessList: f.accessList,
-  });
-  return hexToBytes(raw);
-}
 
 async function legacy(signer: Signer, f: Fields & { gasPrice?: bigint } = {}): Promise<Uint8Array> {
   const raw = await signer.signTransaction({
