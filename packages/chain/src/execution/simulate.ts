@@ -17,6 +17,7 @@ import { orderedTrieRoot } from '../trie/index.js';
 import type { CallArgs } from './call.js';
 import { RPC_GAS_CAP, revertError } from './call.js';
 import type { ChainContext } from './chainContext.js';
+import { type SimLog, SimLogTracer, type TracedEvm } from './simulateLogs.js';
 import { createVm } from './vmFactory.js';
 
 export interface BlockOverrides {
@@ -48,7 +49,7 @@ export interface SimBlockInput {
 
 export interface SimCallResult {
   returnData: Uint8Array;
-  logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[];
+  logs: SimLog[];
   gasUsed: bigint;
   maxUsedGas: bigint;
   status: number;
@@ -77,9 +78,6 @@ const MAX_BLOCKS = 256n;
 const TIMESTAMP_INCREMENT = 12n;
 const BEACON_ROOTS = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
 const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935';
-// keccak256('Transfer(address,address,uint256)')
-const TRANSFER_TOPIC = Buffer.from('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', 'hex');
-const ETH_ADDRESS = new Uint8Array(20).fill(0xee);
 const PRECOMPILE_MAX = 0x100;
 
 function isPrecompile(a: Uint8Array, common: { gteHardfork(h: string): boolean }): boolean {
@@ -254,6 +252,7 @@ export async function simulate(
     const calls: SimCallResult[] = [];
     let gasUsed = 0n;
     let blobGasUsed = 0n;
+    const logTracer = new SimLogTracer(vm.evm as TracedEvm, opts.traceTransfers);
     for (const call of b.calls) {
       const from = call.from ?? new Uint8Array(20);
       const nonce = call.nonce ?? (await state.readAccount(from))?.nonce ?? 0n;
@@ -311,31 +310,6 @@ export async function simulate(
       if (nonce >= MAX_NONCE) (tx as unknown as { nonce: bigint }).nonce = nonce;
       const sender = new Address(from);
       (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
-      const transfers: SimCallResult['logs'] = [];
-      const frames: number[] = [];
-      const onBefore = (m: any, resolve?: () => void) => {
-        frames.push(transfers.length);
-        if (opts.traceTransfers && m.value > 0n && !m.delegatecall)
-          transfers.push({
-            address: ETH_ADDRESS,
-            topics: [
-              TRANSFER_TOPIC,
-              pad32(m.caller.bytes),
-              pad32((m.to ?? new Address(new Uint8Array(20))).bytes),
-            ],
-            data: pad32(bigintToBytes(m.value)),
-          });
-        resolve?.();
-      };
-      const onAfter = (r: any, resolve?: () => void) => {
-        const start = frames.pop() ?? 0;
-        if (r.execResult.exceptionError) transfers.length = start;
-        resolve?.();
-      };
-      if (opts.traceTransfers) {
-        vm.evm.events!.on('beforeMessage', onBefore);
-        vm.evm.events!.on('afterMessage', onAfter);
-      }
       // Without validation geth lets any fee run (NoBaseFee): below the base fee, run at base fee 0.
       const feeCap = call.gasPrice ?? call.maxFeePerGas ?? 0n;
       const runBlock =
@@ -343,22 +317,20 @@ export async function simulate(
       const unmask = await state.maskSenderCode(from);
       let r: Awaited<ReturnType<typeof runTx>>;
       try {
-        r = await runTx(vm, {
-          tx,
-          block: runBlock,
-          blockGasUsed: gasUsed,
-          skipNonce: !opts.validation,
-          skipHardForkValidation: true,
-          skipBlockGasLimitValidation: true,
-        });
+        r = await logTracer.trace(() =>
+          runTx(vm, {
+            tx,
+            block: runBlock,
+            blockGasUsed: gasUsed,
+            skipNonce: !opts.validation,
+            skipHardForkValidation: true,
+            skipBlockGasLimitValidation: true,
+          }),
+        );
       } catch (e) {
         throw txError((e as Error).message);
       } finally {
         unmask();
-        if (opts.traceTransfers) {
-          vm.evm.events!.off('beforeMessage', onBefore);
-          vm.evm.events!.off('afterMessage', onAfter);
-        }
       }
       // geth's nonces are uint64: an increment past 2^64-1 wraps to 0.
       const after = await state.readAccount(from);
@@ -374,11 +346,7 @@ export async function simulate(
       const failed = r.execResult.exceptionError !== undefined;
       const res: SimCallResult = {
         returnData: failed ? new Uint8Array(0) : r.execResult.returnValue,
-        logs: opts.traceTransfers
-          ? mergeTransfers(r, transfers, failed)
-          : failed
-            ? []
-            : decodeReceipt(enc).logs,
+        logs: logTracer.logs(r.receipt.logs as [Uint8Array, Uint8Array[], Uint8Array][], failed),
         gasUsed: r.totalGasSpent,
         maxUsedGas: r.totalGasSpent + r.gasRefund,
         status: failed ? 0 : 1,
@@ -465,14 +433,4 @@ function movePrecompiles(vm: { evm: unknown }, moved: Map<string, Uint8Array>): 
     if (movedTo.has(a) && !from.has(a)) return;
     warm(address, toList);
   };
-}
-
-/** Transfer logs and contract logs in execution order is what geth gives; we list transfers first. */
-function mergeTransfers(
-  r: { receipt: { logs: [Uint8Array, Uint8Array[], Uint8Array][] } },
-  transfers: SimCallResult['logs'],
-  failed: boolean,
-): SimCallResult['logs'] {
-  if (failed) return [];
-  return [...transfers, ...r.receipt.logs.map(([address, topics, data]) => ({ address, topics, data }))];
 }

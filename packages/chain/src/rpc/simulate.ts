@@ -90,7 +90,6 @@ export const simulateMethods: Methods = {
     return results.map((res) => {
       const json = formatBlock(res.block, full, res.senders);
       const h = res.block.header;
-      let logIndex = 0;
       json.calls = res.calls.map((call, i) => ({
         returnData: bytesToHex(call.returnData),
         logs: call.logs.map((l) =>
@@ -100,7 +99,7 @@ export const simulateMethods: Methods = {
             blockTimestamp: h.timestamp,
             txHash: res.block.transactions[i].hash(),
             txIndex: i,
-            logIndex: logIndex++,
+            logIndex: l.index,
           }),
         ),
         gasUsed: quantity(call.gasUsed),
