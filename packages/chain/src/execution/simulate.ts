@@ -179,7 +179,6 @@ export async function simulate(
   let parent = base.header;
   let parentHash = base.hash();
   let gasPool = RPC_GAS_CAP;
-  const moved = new Map<string, Uint8Array>();
   const hashes = new Map<bigint, Uint8Array>();
   for (const b of blocks) {
     const o = b.blockOverrides!;
@@ -215,7 +214,14 @@ export async function simulate(
     };
     txCommon._params = { ...txCommon._params, 7825: { maxTransactionGasLimit: Number.MAX_SAFE_INTEGER } };
     txCommon._buildParamsCache();
-    const execBlock = createBlock({ header: headerData }, { common, skipConsensusFormatValidation: true });
+    // blobBaseFee overrides what the header's excess blob gas gives (BLOBBASEFEE and the blob
+    // fee charged), and leaves the header as it is: geth sets it in the EVM's block context only.
+    const execBlock = withBlobBaseFee(
+      createBlock({ header: headerData }, { common, skipConsensusFormatValidation: true, freeze: false }),
+      o.blobBaseFee,
+    );
+    // Precompile moves last one block: each block starts from the fork's own precompiles (geth).
+    const moved = new Map<string, Uint8Array>();
     await applyOverrides(state, b.stateOverrides, moved, common);
     // System writes that geth's simulator performs before the calls.
     if (common.isActivatedEIP(2935)) {
@@ -233,9 +239,12 @@ export async function simulate(
     }
     let zero: Block | undefined;
     const zeroFeeBlock = () =>
-      (zero ??= createBlock(
-        { header: { ...headerData, baseFeePerGas: 0n } },
-        { common, skipConsensusFormatValidation: true },
+      (zero ??= withBlobBaseFee(
+        createBlock(
+          { header: { ...headerData, baseFeePerGas: 0n } },
+          { common, skipConsensusFormatValidation: true, freeze: false },
+        ),
+        o.blobBaseFee,
       ));
     const vm = await createVm(ctx.spec.common, state, ctx.blocks, { number: o.number!, timestamp: o.time! });
     movePrecompiles(vm, moved);
@@ -398,6 +407,11 @@ export async function simulate(
     parentHash = block.hash();
   }
   return results;
+}
+
+function withBlobBaseFee(block: Block, fee: bigint | undefined): Block {
+  if (fee !== undefined) block.header.getBlobGasPrice = () => fee;
+  return block;
 }
 
 /**
