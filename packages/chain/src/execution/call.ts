@@ -12,6 +12,7 @@ import { runTx } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { ChainContext } from './chainContext.js';
+import { movePrecompiles } from './stateOverrides.js';
 import { createVm } from './vmFactory.js';
 
 /** geth's --rpc.gascap. */
@@ -169,12 +170,13 @@ export async function runCall(
   at: CallBlock,
   args: CallArgs,
   gas: bigint,
-  opts: { accessList?: boolean } = {},
+  opts: { accessList?: boolean; moved?: Map<string, Uint8Array> } = {},
 ): Promise<CallOutcome> {
   const block = callBlock(ctx, at, args);
   // A pre-Byzantium receipt's state root is never looked at here.
   const overlay = new JournaledState(state, async () => new Uint8Array(32));
   const vm = await createVm(ctx.spec.common, overlay, ctx.blocks, at);
+  if (opts.moved) movePrecompiles(vm, opts.moved);
   const nonce = args.nonce ?? (await overlay.readAccount(args.from ?? ZERO_ADDRESS))?.nonce ?? 0n;
   let tx: TypedTransaction;
   try {
@@ -223,8 +225,9 @@ export async function call(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
+  moved?: Map<string, Uint8Array>,
 ): Promise<Uint8Array> {
-  const out = await runCall(ctx, state, at, args, args.gas ?? gasCap(ctx, at));
+  const out = await runCall(ctx, state, at, args, args.gas ?? gasCap(ctx, at), { moved });
   if (out.error === 'revert') throw revertError(out.returnValue);
   if (out.error) throw new CallError(out.error, 'halt');
   return out.returnValue;
@@ -274,6 +277,7 @@ export async function estimateGas(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
+  moved?: Map<string, Uint8Array>,
 ): Promise<bigint> {
   let hi = args.gas !== undefined && args.gas >= 21000n ? args.gas : at.gasLimit;
   const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n;
@@ -289,7 +293,7 @@ export async function estimateGas(
   if (hi > cap) hi = cap;
   const failed = async (gas: bigint): Promise<[boolean, CallOutcome | undefined]> => {
     try {
-      const o = await runCall(ctx, state, at, args, gas);
+      const o = await runCall(ctx, state, at, args, gas, { moved });
       return [o.error !== undefined, o];
     } catch (e) {
       if (e instanceof CallError && /intrinsic gas too low/.test(e.message)) return [true, undefined];

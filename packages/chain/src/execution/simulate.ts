@@ -6,7 +6,7 @@
  */
 import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
 import { encodeReceipt, runTx } from '@ethereumjs/vm';
 import { bigintToBytes, bytesToHex, pad32 } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
@@ -18,7 +18,12 @@ import type { CallArgs } from './call.js';
 import { RPC_GAS_CAP, revertError } from './call.js';
 import type { ChainContext } from './chainContext.js';
 import { type SimLog, SimLogTracer, type TracedEvm } from './simulateLogs.js';
+import { SimulateError } from './simulateError.js';
+import { type AccountOverride, applyStateOverrides, movePrecompiles } from './stateOverrides.js';
 import { createVm } from './vmFactory.js';
+
+export { SimulateError } from './simulateError.js';
+export type { AccountOverride } from './stateOverrides.js';
 
 export interface BlockOverrides {
   number?: bigint;
@@ -28,17 +33,6 @@ export interface BlockOverrides {
   prevRandao?: Uint8Array;
   baseFeePerGas?: bigint;
   blobBaseFee?: bigint;
-}
-
-export interface AccountOverride {
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  /** Replaces all storage. */
-  state?: [Uint8Array, Uint8Array][];
-  /** Patches storage. */
-  stateDiff?: [Uint8Array, Uint8Array][];
-  movePrecompileToAddress?: Uint8Array;
 }
 
 export interface SimBlockInput {
@@ -63,32 +57,10 @@ export interface SimBlockResult {
   calls: SimCallResult[];
 }
 
-/** A simulation failure with its EIP code (-380xx) or a JSON-RPC code. */
-export class SimulateError extends Error {
-  override readonly name = 'SimulateError';
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const MAX_BLOCKS = 256n;
 const TIMESTAMP_INCREMENT = 12n;
 const BEACON_ROOTS = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
 const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935';
-const PRECOMPILE_MAX = 0x100;
-
-function isPrecompile(a: Uint8Array, common: { gteHardfork(h: string): boolean }): boolean {
-  const n = BigInt(bytesToHex(a));
-  if (n >= 1n && n <= 9n) return true;
-  if (n === 0x0an) return common.gteHardfork('cancun');
-  if (n >= 0x0bn && n <= 0x11n) return common.gteHardfork('prague');
-  if (n === BigInt(PRECOMPILE_MAX)) return common.gteHardfork('osaka');
-  return false;
-}
-
 function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
   const out: SimBlockInput[] = [];
   let prevNumber = base.number;
@@ -130,40 +102,6 @@ function txError(message: string): SimulateError {
     return new SimulateError(-38013, `intrinsic gas too low: ${m}`);
   if (/nonce.*(max|2\^64)/i.test(m)) return new SimulateError(-32603, `nonce has max value: ${m}`);
   return new SimulateError(-32000, m);
-}
-
-async function applyOverrides(
-  state: JournaledState,
-  overrides: Map<string, AccountOverride> | undefined,
-  moved: Map<string, Uint8Array>,
-  common: { gteHardfork(h: string): boolean },
-): Promise<void> {
-  if (!overrides) return;
-  for (const [addrHex, o] of overrides) {
-    const addr = new Address(Buffer.from(addrHex.slice(2), 'hex'));
-    if (o.movePrecompileToAddress) {
-      if (!isPrecompile(addr.bytes, common))
-        throw new SimulateError(-32000, `account ${addrHex} is not a precompile`);
-      const to = bytesToHex(o.movePrecompileToAddress);
-      if (to === addrHex) throw new SimulateError(-38022, `account ${to} is already a precompile`);
-      moved.set(to, addr.bytes);
-      moved.set(addrHex, new Uint8Array(0));
-    }
-    if (o.nonce !== undefined) await state.modifyAccountFields(addr, { nonce: o.nonce });
-    if (o.code !== undefined) await state.putCode(addr, o.code);
-    if (o.balance !== undefined) await state.modifyAccountFields(addr, { balance: o.balance });
-    if (o.state && o.stateDiff)
-      throw new SimulateError(-32602, `account ${addrHex} has both 'state' and 'stateDiff'`);
-    if (o.state) {
-      if (!(await state.getAccount(addr))) await state.putAccount(addr, new Account());
-      await state.clearStorage(addr);
-      for (const [k, v] of o.state) await state.putStorage(addr, pad32(k), v);
-    }
-    if (o.stateDiff) {
-      if (!(await state.getAccount(addr))) await state.putAccount(addr, new Account());
-      for (const [k, v] of o.stateDiff) await state.putStorage(addr, pad32(k), v);
-    }
-  }
 }
 
 export async function simulate(
@@ -222,7 +160,7 @@ export async function simulate(
     );
     // Precompile moves last one block: each block starts from the fork's own precompiles (geth).
     const moved = new Map<string, Uint8Array>();
-    await applyOverrides(state, b.stateOverrides, moved, common);
+    await applyStateOverrides(state, b.stateOverrides, moved, common);
     // System writes that geth's simulator performs before the calls.
     if (common.isActivatedEIP(2935)) {
       const addr = new Address(Buffer.from(HISTORY.slice(2), 'hex'));
@@ -412,39 +350,4 @@ export async function simulate(
 function withBlobBaseFee(block: Block, fee: bigint | undefined): Block {
   if (fee !== undefined) block.header.getBlobGasPrice = () => fee;
   return block;
-}
-
-/**
- * movePrecompileToAddress: the precompile answers at its new address only. The EIP-2929 warm set
- * stays geth's static list of precompile addresses (the old address warm, the new one cold).
- */
-function movePrecompiles(vm: { evm: unknown }, moved: Map<string, Uint8Array>): void {
-  if (moved.size === 0) return;
-  const evm = vm.evm as {
-    _precompiles: Map<string, unknown>;
-    journal: { addAlwaysWarmAddress(a: string, toList?: boolean): void };
-  };
-  const table = evm._precompiles;
-  const fns = new Map<string, unknown>();
-  const from = new Set<string>();
-  for (const [to, f] of moved) if (f.length) fns.set(to, table.get(bytesToHex(f).slice(2)));
-  for (const [to, f] of moved)
-    if (!f.length) {
-      table.delete(to.slice(2));
-      from.add(to.slice(2));
-    }
-  const movedTo = new Set<string>();
-  for (const [to, fn] of fns)
-    if (fn) {
-      table.set(to.slice(2), fn);
-      movedTo.add(to.slice(2));
-    }
-  const journal = evm.journal;
-  const warm = journal.addAlwaysWarmAddress.bind(journal);
-  journal.addAlwaysWarmAddress = (address: string, toList?: boolean) => {
-    const a = address.startsWith('0x') ? address.slice(2) : address;
-    for (const f of from) warm(f);
-    if (movedTo.has(a) && !from.has(a)) return;
-    warm(address, toList);
-  };
 }

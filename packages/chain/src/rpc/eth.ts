@@ -2,18 +2,22 @@
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
-import { call, createAccessList, estimateGas } from '../execution/call.js';
+import { type CallBlock, call, createAccessList, estimateGas } from '../execution/call.js';
+import { SimulateError } from '../execution/simulateError.js';
+import { type AccountOverride, overrideState } from '../execution/stateOverrides.js';
 import { nextBaseFee } from '../execution/baseFee.js';
 import { bytesToBigint, bytesToHex, pad32, quantity } from '../primitives/hex.js';
+import type { StateReader } from '../state/stateReader.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
-import { invalidParams, serverError } from './errors.js';
+import { invalidParams, RpcError, serverError } from './errors.js';
 import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
+import { parseStateOverrides } from './simulate.js';
 
 const hex = bytesToHex;
 
@@ -232,15 +236,20 @@ export const ethMethods: Methods = {
 
   eth_call: method(['transaction', 'block', 'stateOverrides', 'blockOverrides'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
-    if (p.has(2)) p.fail(2, 'state overrides are not supported');
+    const overrides = parseStateOverrides(p.raw(2), 'invalid argument 2 (stateOverrides)');
+    if (p.has(3)) p.fail(3, 'block overrides are not supported (eth_simulateV1 takes them)');
     const r = await stateAt(c, p.blockOrHash(1));
-    return hex(await call(c.chain, r.state, callBlockOf(r), args));
+    const at = callBlockOf(r);
+    const { state, moved } = await withOverrides(c, r.state, at, overrides);
+    return hex(await call(c.chain, state, at, args, moved));
   }),
   eth_estimateGas: method(['transaction', 'block', 'stateOverrides'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
-    if (p.has(2)) p.fail(2, 'state overrides are not supported');
+    const overrides = parseStateOverrides(p.raw(2), 'invalid argument 2 (stateOverrides)');
     const r = await stateAt(c, p.has(1) ? p.blockOrHash(1) : { tag: 'latest' });
-    return quantity(await estimateGas(c.chain, r.state, callBlockOf(r), args));
+    const at = callBlockOf(r);
+    const { state, moved } = await withOverrides(c, r.state, at, overrides);
+    return quantity(await estimateGas(c.chain, state, at, args, moved));
   }),
   eth_createAccessList: method(['transaction', 'block'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
@@ -297,6 +306,24 @@ function txAt(view: BlockView, i: number) {
     index: i,
     baseFee: h.baseFeePerGas,
   });
+}
+
+/** The state a call runs on: `base`, or `base` with the request's state overrides over it. */
+async function withOverrides(
+  c: RpcContext,
+  base: StateReader,
+  at: CallBlock,
+  overrides: Map<string, AccountOverride> | undefined,
+): Promise<{ state: StateReader; moved?: Map<string, Uint8Array> }> {
+  if (!overrides) return { state: base };
+  const common = c.chain.spec.common.copy();
+  common.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp });
+  try {
+    return await overrideState(base, overrides, common);
+  } catch (e) {
+    if (e instanceof SimulateError) throw new RpcError(e.code, e.message);
+    throw e;
+  }
 }
 
 function isPrecompile(a: string): boolean {
