@@ -60,6 +60,13 @@ function unrecoverableR(msgHash: Uint8Array, s: Uint8Array): Uint8Array {
   }
 }
 
+/** For scripts run in a child process: the built package's RecoveryThread, and hex to bytes. */
+const CHILD_PRELUDE = `import { RecoveryThread } from ${JSON.stringify(
+  pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/txpool/index.js')).href,
+)};
+      const b = (h) => Uint8Array.from(Buffer.from(h, 'hex'));`;
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
 let thread: RecoveryThread;
 beforeEach(() => {
   thread = RecoveryThread.start();
@@ -110,12 +117,9 @@ describe('RecoveryThread', () => {
   test('a job in flight keeps the process alive (a node recovering its journaled transactions at start-up)', async () => {
     // The built package, in a process with nothing else to wait for: Atomics.waitAsync alone
     // would let it exit (code 13, top-level await unsettled) before the key arrives.
-    const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/txpool/index.js');
     const [x] = signatures(1);
-    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
     const script = `
-      import { RecoveryThread } from ${JSON.stringify(pathToFileURL(dist).href)};
-      const b = (h) => Uint8Array.from(Buffer.from(h, 'hex'));
+      ${CHILD_PRELUDE}
       const t = RecoveryThread.start();
       const key = await t.recoverPublicKey(b('${hex(x.msgHash)}'), ${x.recovery}, b('${hex(x.r)}'), b('${hex(x.s)}'));
       console.log(Buffer.from(key).toString('hex'));`;
@@ -147,12 +151,9 @@ describe('RecoveryThread', () => {
     // 300 closes, ten at a time, 30-65 ms after their start (when the addon loads here) hit it
     // about one run in ten with the old close(); the test above is the exact guard. This one
     // checks a real process through it all, and the key for half of the threads.
-    const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/txpool/index.js');
     const [x] = signatures(1);
-    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
     const script = `
-      import { RecoveryThread } from ${JSON.stringify(pathToFileURL(dist).href)};
-      const b = (h) => Uint8Array.from(Buffer.from(h, 'hex'));
+      ${CHILD_PRELUDE}
       let keys = 0;
       for (let round = 0; round < 30; round++) {
         await Promise.all(Array.from({ length: 10 }, async (_, i) => {
