@@ -17,7 +17,7 @@ import { invalidParams, RpcError, serverError } from './errors.js';
 import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
-import { parseStateOverrides } from './simulate.js';
+import { parseStateOverrides } from './stateOverrides.js';
 
 const hex = bytesToHex;
 
