@@ -4,6 +4,7 @@
  * call runs at gas price 0 with BASEFEE 0; estimation follows geth's search (a plain transfer
  * tries 21000 first, then the cap, an optimistic limit, and a binary search to 1.5%).
  */
+import type { Common } from '@ethereumjs/common';
 import { type Block, createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, generateAddress } from '@ethereumjs/util';
@@ -20,11 +21,16 @@ export const RPC_GAS_CAP = 50_000_000n;
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
 export const MAX_TX_GAS = 16_777_216n;
 
-/** The gas a call gets when it names none: the RPC cap, or EIP-7825's limit where active. */
-export function gasCap(ctx: ChainContext, at: CallBlock): bigint {
+/** The chain's rules at the block a call runs on (a copy: the chain's own Common stays). */
+export function commonAt(ctx: ChainContext, at: Pick<CallBlock, 'number' | 'timestamp'>): Common {
   const c = ctx.spec.common.copy();
   c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp });
-  return c.isActivatedEIP(7825) ? MAX_TX_GAS : RPC_GAS_CAP;
+  return c;
+}
+
+/** The gas a call gets when it names none: the RPC cap, or EIP-7825's limit where active. */
+export function gasCap(ctx: ChainContext, at: CallBlock): bigint {
+  return commonAt(ctx, at).isActivatedEIP(7825) ? MAX_TX_GAS : RPC_GAS_CAP;
 }
 
 export interface CallArgs {
@@ -143,8 +149,7 @@ function buildTx(
 }
 
 function callBlock(ctx: ChainContext, at: CallBlock, args: CallArgs): Block {
-  const common = ctx.spec.common.copy();
-  common.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp });
+  const common = commonAt(ctx, at);
   return createBlock(
     {
       header: {

@@ -2,8 +2,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
-import { type CallBlock, call, createAccessList, estimateGas } from '../execution/call.js';
-import { SimulateError } from '../execution/simulateError.js';
+import { type CallBlock, call, commonAt, createAccessList, estimateGas } from '../execution/call.js';
 import { type AccountOverride, overrideState } from '../execution/stateOverrides.js';
 import { nextBaseFee } from '../execution/baseFee.js';
 import { bytesToBigint, bytesToHex, pad32, quantity } from '../primitives/hex.js';
@@ -13,7 +12,7 @@ import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
-import { invalidParams, RpcError, serverError } from './errors.js';
+import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
@@ -316,14 +315,7 @@ async function withOverrides(
   overrides: Map<string, AccountOverride> | undefined,
 ): Promise<{ state: StateReader; moved?: Map<string, Uint8Array> }> {
   if (!overrides) return { state: base };
-  const common = c.chain.spec.common.copy();
-  common.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp });
-  try {
-    return await overrideState(base, overrides, common);
-  } catch (e) {
-    if (e instanceof SimulateError) throw new RpcError(e.code, e.message);
-    throw e;
-  }
+  return overrideState(base, overrides, commonAt(c.chain, at));
 }
 
 function isPrecompile(a: string): boolean {

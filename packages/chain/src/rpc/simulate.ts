@@ -1,5 +1,5 @@
 /** eth_simulateV1: parameters in, simulated blocks (geth's block object plus `calls`) out. */
-import { type BlockOverrides, SimulateError, type SimBlockInput, simulate } from '../execution/simulate.js';
+import { type BlockOverrides, type SimBlockInput, simulate } from '../execution/simulate.js';
 import { bytesToHex, quantity } from '../primitives/hex.js';
 import { parseCallArgs } from './callArgs.js';
 import { stateAt } from './chainReads.js';
@@ -41,16 +41,10 @@ export const simulateMethods: Methods = {
     }));
     const r = await stateAt(c, p.blockOrHash(1));
     if (!r.block) throw new RpcError(-32000, 'simulation on the pending block is not supported');
-    let results: Awaited<ReturnType<typeof simulate>>;
-    try {
-      results = await simulate(c.chain, r.block, r.state, blocks, {
-        validation: payload.validation === true,
-        traceTransfers: payload.traceTransfers === true,
-      });
-    } catch (e) {
-      if (e instanceof SimulateError) throw new RpcError(e.code, e.message);
-      throw e;
-    }
+    const results = await simulate(c.chain, r.block, r.state, blocks, {
+      validation: payload.validation === true,
+      traceTransfers: payload.traceTransfers === true,
+    });
     const full = payload.returnFullTransactions === true;
     return results.map((res) => {
       const json = formatBlock(res.block, full, res.senders);
