@@ -13,6 +13,7 @@ import { runTx } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { ChainContext } from './chainContext.js';
+import { isPrecompile } from './precompiles.js';
 import { movePrecompiles } from './stateOverrides.js';
 import { createVm } from './vmFactory.js';
 
@@ -343,7 +344,6 @@ export async function createAccessList(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
-  precompiles: (a: string) => boolean,
 ): Promise<{ accessList: { address: string; storageKeys: string[] }[]; gasUsed: bigint; error?: string }> {
   const exclude = new Set<string>();
   const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
@@ -355,6 +355,8 @@ export async function createAccessList(
     storageKeys: e.storageKeys.map(hex),
   }));
   const gas = args.gas ?? gasCap(ctx, at);
+  // geth leaves out the fork's active precompiles.
+  const common = commonAt(ctx, at);
   for (let round = 0; round < 10; round++) {
     const withList: CallArgs = {
       ...args,
@@ -370,7 +372,7 @@ export async function createAccessList(
       exclude.add(hex(generateAddress(args.from, bigintToBytes(nonce))));
     }
     const found = (out.accessList ?? [])
-      .filter((e) => !exclude.has(e.address) && !precompiles(e.address))
+      .filter((e) => !exclude.has(e.address) && !isPrecompile(e.address, common))
       .map((e) => ({ address: e.address, storageKeys: e.storageKeys }));
     if (JSON.stringify(found) === JSON.stringify(list)) {
       const error = out.error === 'revert' ? 'execution reverted' : out.error;

@@ -8,6 +8,7 @@ import { Account, Address } from '@ethereumjs/util';
 import { bytesToHex, pad32 } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
+import { isPrecompile } from './precompiles.js';
 import { SimulateError } from './simulateError.js';
 
 export interface AccountOverride {
@@ -19,18 +20,6 @@ export interface AccountOverride {
   /** Patches storage. */
   stateDiff?: [Uint8Array, Uint8Array][];
   movePrecompileToAddress?: Uint8Array;
-}
-
-const PRECOMPILE_MAX = 0x100;
-
-/** Whether `a` is a precompile of the fork `common` is set to. */
-export function isPrecompile(a: Uint8Array, common: { gteHardfork(h: string): boolean }): boolean {
-  const n = BigInt(bytesToHex(a));
-  if (n >= 1n && n <= 9n) return true;
-  if (n === 0x0an) return common.gteHardfork('cancun');
-  if (n >= 0x0bn && n <= 0x11n) return common.gteHardfork('prague');
-  if (n === BigInt(PRECOMPILE_MAX)) return common.gteHardfork('osaka');
-  return false;
 }
 
 export async function applyStateOverrides(

@@ -253,7 +253,7 @@ export const ethMethods: Methods = {
   eth_createAccessList: method(['transaction', 'block'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
     const r = await stateAt(c, p.blockOrHash(1));
-    const out = await createAccessList(c.chain, r.state, callBlockOf(r), args, (a) => isPrecompile(a));
+    const out = await createAccessList(c.chain, r.state, callBlockOf(r), args);
     return {
       accessList: out.accessList,
       ...(out.error ? { error: out.error } : {}),
@@ -316,11 +316,6 @@ async function withOverrides(
 ): Promise<{ state: StateReader; moved?: Map<string, Uint8Array> }> {
   if (!overrides) return { state: base };
   return overrideState(base, overrides, commonAt(c.chain, at));
-}
-
-function isPrecompile(a: string): boolean {
-  const n = BigInt(a);
-  return n >= 1n && n <= 0x11n;
 }
 
 async function feeHistory(

@@ -3,31 +3,11 @@
  * each with its blob schedule, EIP-2124 fork id, precompiles and system contracts.
  */
 import type { Common } from '@ethereumjs/common';
+import { PRECOMPILES } from '../execution/precompiles.js';
 import { quantity } from '../primitives/hex.js';
 import { method, type Methods, type RpcContext } from './context.js';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-
-const PRECOMPILES: [name: string, address: number, since: string][] = [
-  ['ECREC', 1, 'chainstart'],
-  ['SHA256', 2, 'chainstart'],
-  ['RIPEMD160', 3, 'chainstart'],
-  ['ID', 4, 'chainstart'],
-  ['MODEXP', 5, 'byzantium'],
-  ['BN254_ADD', 6, 'byzantium'],
-  ['BN254_MUL', 7, 'byzantium'],
-  ['BN254_PAIRING', 8, 'byzantium'],
-  ['BLAKE2F', 9, 'istanbul'],
-  ['KZG_POINT_EVALUATION', 0x0a, 'cancun'],
-  ['BLS12_G1ADD', 0x0b, 'prague'],
-  ['BLS12_G1MSM', 0x0c, 'prague'],
-  ['BLS12_G2ADD', 0x0d, 'prague'],
-  ['BLS12_G2MSM', 0x0e, 'prague'],
-  ['BLS12_PAIRING_CHECK', 0x0f, 'prague'],
-  ['BLS12_MAP_FP_TO_G1', 0x10, 'prague'],
-  ['BLS12_MAP_FP2_TO_G2', 0x11, 'prague'],
-  ['P256VERIFY', 0x100, 'osaka'],
-];
 
 const DEFAULT_BLOBS: Record<string, { target: number; max: number; baseFeeUpdateFraction: number }> = {
   cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
