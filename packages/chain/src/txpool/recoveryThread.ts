@@ -18,6 +18,7 @@
  * 'Napi::Error'"). Here about one close in 500 landed in that window, closing 30-65 ms after
  * the start; it took down a CI test worker.
  */
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { nativeEcrecover } from './nativeEcrecover.js';
@@ -146,7 +147,6 @@ export class RecoveryThread implements SenderRecovery {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.ref(); // the process stays up until it has gone
     this.fallBack();
     // Stop, then move `head` so that a worker about to wait for it returns at once and sees the
@@ -154,13 +154,11 @@ export class RecoveryThread implements SenderRecovery {
     Atomics.store(this.control, STOP, 1);
     Atomics.store(this.control, HEAD, (this.head + 1) | 0);
     Atomics.notify(this.control, HEAD);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
-      timer.unref();
-    });
-    if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
-    clearTimeout(timer);
+    try {
+      await once(worker, 'exit', { signal: AbortSignal.timeout(STOP_GRACE_MS) });
+    } catch {
+      await worker.terminate(); // still running after the grace period (or it failed)
+    }
   }
 
   private write(job: Job): void {
