@@ -17,6 +17,7 @@ import { nextBaseFee } from '../execution/baseFee.js';
 import { encodeBlock } from '../execution/blockEncoding.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import { commitBlock } from '../execution/commitBlock.js';
+import { PlainTransfers } from '../execution/plainTransfer.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
 import { IncrementalStateRoot } from '../state/incrementalRoot.js';
@@ -77,7 +78,10 @@ export class PendingBlock {
   readonly header: BlockHeader;
   private readonly execBlock: Block;
   private top: StateReader;
-  private working?: { state: JournaledState; vm: VM; txs: IncludedTx[] };
+  /** The flashblock being built; its VM is made for the first transaction that needs one. */
+  private working?: { state: JournaledState; vm?: VM; txs: IncludedTx[] };
+  /** Plain transfers without the EVM, where this block's fork is covered. */
+  private readonly transfers?: PlainTransfers;
   private txs: IncludedTx[] = [];
   /** Gas of the published and the staged transactions (what the next one executes after). */
   private gasUsed = 0n;
@@ -140,6 +144,7 @@ export class PendingBlock {
       { common, skipConsensusFormatValidation: true },
     );
     this.header = this.execBlock.header;
+    this.transfers = PlainTransfers.for(common, this.header);
     this.snapshot = this.makeSnapshot(0, [], new Map());
   }
 
@@ -177,31 +182,21 @@ export class PendingBlock {
   ): Promise<AddOutcome> {
     if (this.gasUsed + tx.gasLimit > this.header.gasLimit)
       return { ok: false, reason: 'block gas limit reached', retry: true };
-    if (!this.working) {
-      const state = new JournaledState(this.top);
-      const vm = await createVm(this.ctx.spec.common, state, this.ctx.blocks, {
-        number: this.header.number,
-        timestamp: this.header.timestamp,
-      });
-      this.working = { state, vm, txs: [] };
-    }
+    this.working ??= { state: new JournaledState(this.top), txs: [] };
     const w = this.working;
     try {
-      const r = await runTx(w.vm, {
-        tx: known ? withKnownSender(tx, new Address(known.sender)) : tx,
-        block: this.execBlock,
-        blockGasUsed: this.gasUsed,
-        skipHardForkValidation: true,
-      });
+      const sender = known?.sender ?? tx.getSenderAddress().bytes;
+      const r =
+        (await this.transfers?.apply(w.state, tx, sender, this.gasUsed)) ??
+        (await this.runInVm(w, tx, known));
       this.gasUsed += r.totalGasSpent;
-      const encodedReceipt = encodeReceipt(r.receipt, tx.type);
       const included: IncludedTx = {
         tx,
         raw: known?.raw ?? tx.serialize(),
         hash: known?.hash ?? tx.hash(),
-        sender: known?.sender ?? tx.getSenderAddress().bytes,
-        receipt: decodeReceipt(encodedReceipt),
-        encodedReceipt,
+        sender,
+        receipt: r.receipt,
+        encodedReceipt: r.encodedReceipt,
         gasUsed: r.totalGasSpent,
       };
       w.txs.push(included);
@@ -209,6 +204,26 @@ export class PendingBlock {
     } catch (e) {
       return { ok: false, reason: (e as Error).message.split(' (block=')[0], retry: false };
     }
+  }
+
+  /** Runs `tx` through the EVM (runTx), on the flashblock's VM. */
+  private async runInVm(
+    w: NonNullable<PendingBlock['working']>,
+    tx: TypedTransaction,
+    known: { sender: Uint8Array } | undefined,
+  ): Promise<{ totalGasSpent: bigint; receipt: StoredReceipt; encodedReceipt: Uint8Array }> {
+    w.vm ??= await createVm(this.ctx.spec.common, w.state, this.ctx.blocks, {
+      number: this.header.number,
+      timestamp: this.header.timestamp,
+    });
+    const r = await runTx(w.vm, {
+      tx: known ? withKnownSender(tx, new Address(known.sender)) : tx,
+      block: this.execBlock,
+      blockGasUsed: this.gasUsed,
+      skipHardForkValidation: true,
+    });
+    const encodedReceipt = encodeReceipt(r.receipt, tx.type);
+    return { totalGasSpent: r.totalGasSpent, receipt: decodeReceipt(encodedReceipt), encodedReceipt };
   }
 
   /** Drops the flashblock being built (its journal write failed): nothing of it was seen. */
