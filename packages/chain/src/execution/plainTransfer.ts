@@ -4,11 +4,12 @@
  * costs ~90 µs for one (fee checks through the Common, a Proxy'd transaction, an EVM frame,
  * journals), about a fifth of the builder thread at 1,000 transfers a second; this is ~10 µs.
  *
- * It makes exactly runTx's writes, in runTx's order, through the same StateManager calls, so the
- * overlay's diff (and so the state root, the flashblock's changed accounts) is the same:
- *   sender: gas bought at the effective price, nonce + 1 (runTx), value out (the EVM frame);
- *   recipient: value in (even 0: touched); sender: unused gas refunded; coinbase: the tip;
- *   then EIP-161: every touched account left empty is deleted.
+ * The accounts end as runTx leaves them, written in runTx's order through the overlay's own
+ * putAccount/deleteAccount (their synchronous forms), so the overlay's diff (and so the state
+ * root, the flashblock's changed accounts) is the same:
+ *   sender: gas bought at the effective price, nonce + 1, value out, unused gas back;
+ *   recipient: value in (touched even by 0); coinbase: the tip;
+ *   EIP-161: a touched account left empty is deleted (a recipient of 0, a coinbase without tips).
  * It covers the forks whose transfer rules it knows (London up to Amsterdam, no extra EIPs,
  * not clique). Whatever it does not cover, and every transfer that would fail (nonce, funds,
  * fee below the base fee), returns undefined without a write: runTx runs it and says why.
@@ -17,8 +18,9 @@
 import { type Common, ConsensusType } from '@ethereumjs/common';
 import type { BlockHeader } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
-import { equalBytes } from '../primitives/hex.js';
+import { Account, KECCAK256_NULL } from '@ethereumjs/util';
+import { bytesToHex, equalBytes } from '../primitives/hex.js';
+import { copyAccount } from '../state/flatState.js';
 import type { JournaledState } from '../state/journaledState.js';
 import { encodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { isPrecompile } from './precompiles.js';
@@ -38,7 +40,8 @@ export interface PlainTransferResult {
 }
 
 export class PlainTransfers {
-  private readonly coinbase: Address;
+  private readonly coinbase: Uint8Array;
+  private readonly coinbaseKey: string;
   private readonly baseFee: bigint;
   /** EIP-7825's per-transaction gas cap, where it is active. */
   private readonly gasCap?: bigint;
@@ -47,7 +50,8 @@ export class PlainTransfers {
     private readonly common: Common,
     header: BlockHeader,
   ) {
-    this.coinbase = header.coinbase;
+    this.coinbase = header.coinbase.bytes;
+    this.coinbaseKey = bytesToHex(this.coinbase);
     this.baseFee = header.baseFeePerGas ?? 0n;
     if (common.isActivatedEIP(7825)) this.gasCap = TX_GAS_CAP;
   }
@@ -94,10 +98,11 @@ export class PlainTransfers {
       tip = gasPrice - baseFee;
       maxCost = value + gasLimit * gasPrice;
     }
-    const to = tx.to;
-    if (isPrecompile(to.bytes, this.common)) return undefined;
-    const from = new Address(sender);
-    const fromAccount = await state.readAccount(sender);
+    const to = tx.to.bytes;
+    if (isPrecompile(to, this.common)) return undefined;
+    const fromKey = bytesToHex(sender);
+    const toKey = bytesToHex(to);
+    const fromAccount = await state.readAccountKeyed(fromKey, sender);
     if (
       fromAccount === undefined ||
       fromAccount.nonce !== tx.nonce ||
@@ -105,39 +110,37 @@ export class PlainTransfers {
       !equalBytes(fromAccount.codeHash, KECCAK256_NULL)
     )
       return undefined;
-    const toAccount = await state.readAccount(to.bytes);
+    const toAccount = toKey === fromKey ? fromAccount : await state.readAccountKeyed(toKey, to);
     if (toAccount && !equalBytes(toAccount.codeHash, KECCAK256_NULL)) return undefined;
-    const toAfter =
-      (from.equals(to) ? fromAccount.balance - gasLimit * gasPrice : (toAccount?.balance ?? 0n)) + value;
-    if (toAfter > MAX_UINT256) return undefined;
+    const coinbaseKey = this.coinbaseKey;
+    const coinbaseAccount =
+      coinbaseKey === fromKey || coinbaseKey === toKey
+        ? undefined
+        : await state.readAccountKeyed(coinbaseKey, this.coinbase);
 
+    // The accounts as runTx leaves them (one object per distinct address, so aliases add up).
     const gasUsed = TX_GAS;
-    await state.checkpoint();
-    // runTx: gas bought, nonce.
-    let a = await state.getAccount(from);
-    a!.balance -= gasLimit * gasPrice;
-    a!.nonce += 1n;
-    await state.putAccount(from, a);
-    // The EVM frame: value out, value in.
-    a = await state.getAccount(from);
-    a!.balance -= value;
-    await state.putAccount(from, a);
-    a = (await state.getAccount(to)) ?? new Account();
-    a.balance += value;
-    await state.putAccount(to, a);
-    // runTx: unused gas back to the sender, the tip to the coinbase.
-    a = await state.getAccount(from);
-    a!.balance += (gasLimit - gasUsed) * gasPrice;
-    await state.putAccount(from, a);
-    a = (await state.getAccount(this.coinbase)) ?? new Account();
-    a.balance += gasUsed * tip;
-    await state.putAccount(this.coinbase, a);
-    // EIP-161: touched and empty means deleted (the recipient of 0, a coinbase without tips).
-    for (const touched of [from, to, this.coinbase]) {
-      const t = await state.getAccount(touched);
-      if (t === undefined || t.isEmpty()) await state.deleteAccount(touched);
-    }
-    await state.commit();
+    const from = copyAccount(fromAccount);
+    from.balance -= gasLimit * gasPrice + value; // gas bought, value out
+    from.nonce += 1n;
+    const recipient = toKey === fromKey ? from : toAccount ? copyAccount(toAccount) : new Account();
+    recipient.balance += value;
+    if (recipient.balance > MAX_UINT256) return undefined;
+    from.balance += (gasLimit - gasUsed) * gasPrice; // unused gas back
+    const coinbase =
+      coinbaseKey === fromKey
+        ? from
+        : coinbaseKey === toKey
+          ? recipient
+          : coinbaseAccount
+            ? copyAccount(coinbaseAccount)
+            : new Account();
+    coinbase.balance += gasUsed * tip;
+    // Written in runTx's order (sender, recipient, coinbase: the order of the overlay's diff);
+    // EIP-161: touched and left empty means deleted (a recipient of 0, a coinbase without tips).
+    state.writeAccount(sender, from);
+    if (recipient !== from) writeOrRemove(state, to, recipient);
+    if (coinbase !== from && coinbase !== recipient) writeOrRemove(state, this.coinbase, coinbase);
     const receipt: StoredReceipt = {
       type: tx.type,
       status: 1,
@@ -147,4 +150,9 @@ export class PlainTransfers {
     };
     return { totalGasSpent: gasUsed, receipt, encodedReceipt: encodeReceipt(receipt) };
   }
+}
+
+function writeOrRemove(state: JournaledState, address: Uint8Array, account: Account): void {
+  if (account.isEmpty()) state.removeAccount(address);
+  else state.writeAccount(address, account);
 }

@@ -62,14 +62,17 @@ export class FlatStateReader implements StateReader {
     }
   }
 
-  async readAccount(address: Uint8Array): Promise<Account | undefined> {
-    const k = bytesToHex(address);
+  readAccount(address: Uint8Array): Promise<Account | undefined> {
+    return this.readAccountKeyed(bytesToHex(address), address);
+  }
+
+  async readAccountKeyed(k: string, address: Uint8Array): Promise<Account | undefined> {
     let a = this.accounts.get(k);
     if (a === undefined && this.completeAccounts) return undefined;
     if (a === undefined) {
       const v = this.version;
       const raw = await this.store.get(keys.account(address));
-      if (v !== this.version) return this.readAccount(address);
+      if (v !== this.version) return this.readAccountKeyed(k, address);
       a = raw ? createAccountFromRLP(raw) : null;
       this.accounts.set(k, a);
     }

@@ -40,6 +40,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
   private readonly accounts = new Map<string, Account | null>();
   private readonly storage = new Map<string, SlotOverlay>();
   private readonly codes = new Map<string, Uint8Array>();
+  /** Undo entries, kept only inside a checkpoint (outside one, nothing can be reverted). */
   private journal: (() => void)[] = [];
   private readonly checkpoints: number[] = [];
   private readonly original = new Map<string, Uint8Array>();
@@ -56,10 +57,20 @@ export class JournaledState implements StateManagerInterface, StateReader {
 
   // ---- StateReader (so overlays can stack) ----
 
-  async readAccount(address: Uint8Array): Promise<Account | undefined> {
-    const a = this.accounts.get(bytesToHex(address));
-    if (a !== undefined) return a ?? undefined;
-    return this.base.readAccount(address);
+  readAccount(address: Uint8Array): Promise<Account | undefined> {
+    return this.readAccountKeyed(bytesToHex(address), address);
+  }
+
+  /** Down the stack of overlays in one loop: no promise and no hex encoding per layer. */
+  readAccountKeyed(k: string, address: Uint8Array): Promise<Account | undefined> {
+    for (let layer: JournaledState = this; ; ) {
+      const a = layer.accounts.get(k);
+      if (a !== undefined) return Promise.resolve(a ?? undefined);
+      const base = layer.base;
+      if (!(base instanceof JournaledState))
+        return base.readAccountKeyed ? base.readAccountKeyed(k, address) : base.readAccount(address);
+      layer = base;
+    }
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
@@ -92,7 +103,12 @@ export class JournaledState implements StateManagerInterface, StateReader {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
-    const k = bytesToHex(address.bytes);
+    this.writeAccount(address.bytes, account);
+  }
+
+  /** putAccount, synchronously (a copy of `account` is kept). */
+  writeAccount(address: Uint8Array, account: Account): void {
+    const k = bytesToHex(address);
     const copy = copyAccount(account);
     if (this.mask?.key === k && equalBytes(copy.codeHash, KECCAK256_NULL)) copy.codeHash = this.mask.codeHash;
     this.setAccount(k, copy);
@@ -116,7 +132,12 @@ export class JournaledState implements StateManagerInterface, StateReader {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const k = bytesToHex(address.bytes);
+    this.removeAccount(address.bytes);
+  }
+
+  /** deleteAccount, synchronously: the account and its storage are gone. */
+  removeAccount(address: Uint8Array): void {
+    const k = bytesToHex(address);
     this.setAccount(k, null);
     this.setSlots(k, { cleared: true, slots: new Map() });
   }
@@ -135,7 +156,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
     const hk = bytesToHex(hash);
     if (!this.codes.has(hk)) {
       this.codes.set(hk, value);
-      this.journal.push(() => this.codes.delete(hk));
+      if (this.checkpoints.length) this.journal.push(() => this.codes.delete(hk));
     }
     await this.modifyAccountFields(address, { codeHash: hash });
   }
@@ -168,7 +189,8 @@ export class JournaledState implements StateManagerInterface, StateReader {
     const slots = o.slots;
     slots.set(sk, stripZeros(value));
     this.changed.add(k);
-    this.journal.push(() => (prev === undefined ? slots.delete(sk) : slots.set(sk, prev)));
+    if (this.checkpoints.length)
+      this.journal.push(() => (prev === undefined ? slots.delete(sk) : slots.set(sk, prev)));
   }
 
   async clearStorage(address: Address): Promise<void> {
@@ -249,13 +271,15 @@ export class JournaledState implements StateManagerInterface, StateReader {
     const prev = this.accounts.get(k);
     this.accounts.set(k, a);
     this.changed.add(k);
-    this.journal.push(() => (prev === undefined ? this.accounts.delete(k) : this.accounts.set(k, prev)));
+    if (this.checkpoints.length)
+      this.journal.push(() => (prev === undefined ? this.accounts.delete(k) : this.accounts.set(k, prev)));
   }
 
   private setSlots(k: string, o: SlotOverlay): void {
     const prev = this.storage.get(k);
     this.storage.set(k, o);
     this.changed.add(k);
-    this.journal.push(() => (prev === undefined ? this.storage.delete(k) : this.storage.set(k, prev)));
+    if (this.checkpoints.length)
+      this.journal.push(() => (prev === undefined ? this.storage.delete(k) : this.storage.set(k, prev)));
   }
 }
