@@ -293,6 +293,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     const append = vi
       .spyOn(FlashblockJournal.prototype, 'append')
       .mockRejectedValueOnce(new Error('EIO: i/o error, write'));
+    const opened = vi.spyOn(FlashblockJournal.prototype, 'openBlock');
     try {
       const to = '0x00000000000000000000000000000000000fa11e';
       const from = privateKeyToAccount(KEYS[3]).address;
@@ -312,6 +313,13 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
       );
       expect(calls.length).toBe(2);
       await expect(append.mock.results[0].value).rejects.toThrow('EIO');
+      // In the very next flashblock: the same index of the same block again (nothing was shown
+      // at it), unless the failed one was the block's last (2 s / 200 ms).
+      const [failedIndex] = calls[0];
+      const order = (i: number) => append.mock.invocationCallOrder[append.mock.calls.indexOf(calls[i])];
+      const blocksOpened = opened.mock.invocationCallOrder.filter((o) => o > order(0) && o < order(1));
+      if (failedIndex < 10)
+        expect({ index: calls[1][0], blocksOpened }).toEqual({ index: failedIndex, blocksOpened: [] });
       expect(BigInt(shown.gasUsed)).toBeGreaterThanOrEqual(21000n);
 
       const sealed = await waitFor(async () => {
@@ -328,6 +336,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
       );
     } finally {
       append.mockRestore();
+      opened.mockRestore();
     }
   });
 

@@ -307,6 +307,23 @@ describe('best(baseFee)', () => {
     expect(hashes(pool.best(baseFee))).toEqual([b0.hash, c0.hash, a0.hash, a1.hash]);
   });
 
+  test('from(sender): each sender starts at the nonce the caller asks for, never below its pooled nonce', async () => {
+    const a0 = await pool.add(await tx(alice, { nonce: 0, tip: 3n * GWEI }));
+    const a1 = await pool.add(await tx(alice, { nonce: 1, tip: 3n * GWEI }));
+    const a2 = await pool.add(await tx(alice, { nonce: 2, tip: 3n * GWEI }));
+    const b0 = await pool.add(await tx(bob, { nonce: 0, tip: 2n * GWEI }));
+    const c0 = await pool.add(await tx(carol, { nonce: 0, tip: 1n * GWEI }));
+    // A builder holding alice's 0 and 1 and bob's 0 (executed, not yet reported as included).
+    const held = new Map<Hex, bigint>([
+      [addr(alice), 2n],
+      [addr(bob), 1n],
+    ]);
+    expect(hashes(pool.best(baseFee, (s) => held.get(s)))).toEqual([a2.hash, c0.hash]);
+    // A nonce below the pool's own is no reason to go back; one past the last yields nothing.
+    expect(hashes(pool.best(baseFee, () => 0n))).toEqual([a0.hash, a1.hash, a2.hash, b0.hash, c0.hash]);
+    expect(hashes(pool.best(baseFee, () => 3n))).toEqual([]);
+  });
+
   test('the effective tip is min(tip, maxFee - baseFee)', async () => {
     const a = await pool.add(await tx(alice, { fee: 100n * GWEI, tip: 50n * GWEI }));
     const b = await pool.add(await tx(bob, { fee: 60n * GWEI, tip: 40n * GWEI }));

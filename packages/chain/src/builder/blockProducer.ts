@@ -159,6 +159,11 @@ export class BlockProducer {
   /** Executed into the flashblock being built, not yet published (in execution order). */
   private staged: PoolTransaction[] = [];
   private readonly stagedHashes = new Set<string>();
+  /**
+   * Per sender, the nonce after its last transaction executed into this block (staged or
+   * pre-confirmed): candidates() starts each sender there instead of walking those again.
+   */
+  private readonly nextNonce = new Map<string, bigint>();
   /** A staging pass is scheduled (pool arrivals are batched, not executed one by one). */
   private stageTimer?: NodeJS.Timeout;
   /**
@@ -499,7 +504,7 @@ export class BlockProducer {
     const list: PoolTransaction[] = [];
     if (!this.pool || limit <= 0) return { list, cut: false };
     let gasLeft = this.building.gasLeft;
-    for (const t of this.pool.best(this.building.baseFee)) {
+    for (const t of this.pool.best(this.building.baseFee, (sender) => this.nextNonce.get(sender))) {
       if (this.included.has(t.hash) || this.stagedHashes.has(t.hash)) continue;
       // The pool's own field: reading `t.tx` would build the transaction object of one that may not fit.
       if (t.gasLimit > gasLeft) return { list, cut: true };
@@ -609,6 +614,7 @@ export class BlockProducer {
       if (r.ok) {
         this.staged.push(t);
         this.stagedHashes.add(t.hash);
+        this.nextNonce.set(t.sender, t.nonce + 1n);
         staged++;
       } else if (!r.retry) pool.onRejected(t.hash, r.reason);
       else return { staged, cut: false };
@@ -676,6 +682,10 @@ export class BlockProducer {
         // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
         b.discard();
         this.clearStaged();
+        // Only what was pre-confirmed stays executed.
+        this.nextNonce.clear();
+        for (const t of this.included.values())
+          if ((this.nextNonce.get(t.sender) ?? 0n) <= t.nonce) this.nextNonce.set(t.sender, t.nonce + 1n);
         this.opts.onError?.(e);
         return 0;
       }
@@ -758,6 +768,7 @@ export class BlockProducer {
     this.warmed = new WeakSet();
     this.hidden = undefined; // with the head: never the sealed block's stale view
     this.included.clear();
+    this.nextNonce.clear();
     this.clearStaged();
     // Reads see the block from the moment the head moved, and so do subscribers: a client that
     // got a receipt and then polls eth_getFilterChanges must find its block (under load the

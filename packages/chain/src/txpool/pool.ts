@@ -265,7 +265,7 @@ class LegacyPool implements TxPool {
     return this.byHash.get(hash.toLowerCase() as Hex)?.ptx;
   }
 
-  *best(baseFee: bigint): Iterable<PoolTransaction> {
+  *best(baseFee: bigint, from?: (sender: Hex) => bigint | undefined): Iterable<PoolTransaction> {
     interface Head {
       account: Account;
       nonce: bigint;
@@ -292,7 +292,9 @@ class LegacyPool implements TxPool {
       });
     };
     for (const account of this.accounts.values()) {
-      if (account.pending.length > 0) pushHead(account, account.nonce);
+      if (account.pending.length === 0) continue;
+      const wanted = from?.(account.address);
+      pushHead(account, wanted !== undefined && wanted > account.nonce ? wanted : account.nonce);
     }
     for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       // Read live: the builder may report inclusions or rejections while it iterates.

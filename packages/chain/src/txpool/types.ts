@@ -101,8 +101,10 @@ export interface TxPool {
   /**
    * Executable transactions, best first: by effective tip at `baseFee`, nonce order within a
    * sender. Consumer: builder (takes what fits, then reports with onIncluded / onRejected).
+   * `from(sender)`: the lowest nonce wanted of that sender, when the caller already holds the
+   * ones below (a builder's executed, not yet included transactions are not walked again).
    */
-  best(baseFee: bigint): Iterable<PoolTransaction>;
+  best(baseFee: bigint, from?: (sender: Hex) => bigint | undefined): Iterable<PoolTransaction>;
   /** Transactions executed into a pre-confirmation or a sealed block leave the pool. Consumer: builder. */
   onIncluded(txs: readonly PoolTransaction[]): Promise<void>;
   /** A transaction that failed to execute (nonce or funds changed) leaves the pool. Consumer: builder. */
