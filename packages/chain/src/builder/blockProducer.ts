@@ -218,9 +218,19 @@ export class BlockProducer {
    * even while blockTime 0 hides it from readers: the pool has already let those transactions go).
    */
   poolState(): PoolStateReader {
+    const read = (a: string) => {
+      const s = this.building.state;
+      const key = a.toLowerCase();
+      return s.readAccountKeyed ? s.readAccountKeyed(key, hexToBytes(key)) : s.readAccount(hexToBytes(key));
+    };
     return {
-      getNonce: async (a) => (await this.building.state.readAccount(hexToBytes(a)))?.nonce ?? 0n,
-      getBalance: async (a) => (await this.building.state.readAccount(hexToBytes(a)))?.balance ?? 0n,
+      getNonce: async (a) => (await read(a))?.nonce ?? 0n,
+      getBalance: async (a) => (await read(a))?.balance ?? 0n,
+      // One read per submission, not two.
+      getAccount: async (a) => {
+        const account = await read(a);
+        return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+      },
     };
   }
 
