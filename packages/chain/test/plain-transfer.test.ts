@@ -59,7 +59,11 @@ const addr = (hex: string) => hexToBytes(hex);
 interface World {
   base: MemoryState;
   senders: { key: Uint8Array; address: Uint8Array }[];
-  /** Recipients the fast path covers, and those it must leave to runTx. */
+  /**
+   * Recipients: `plain` have no code and are no precompile (but for a delegated sender and 0x100,
+   * which gain code or a precompile in later forks); `notPlain` are a contract, a delegation and
+   * the precompiles 0x01 and 0x0b (a precompile from Prague on).
+   */
   plain: Uint8Array[];
   notPlain: Uint8Array[];
 }
