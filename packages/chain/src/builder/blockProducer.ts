@@ -24,6 +24,7 @@ import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { ChainContext } from '../execution/chainContext.js';
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
+import { readAccountKeyed } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
 import { FlashblockJournal } from './flashblockJournal.js';
@@ -219,9 +220,8 @@ export class BlockProducer {
    */
   poolState(): PoolStateReader {
     const read = (a: string) => {
-      const s = this.building.state;
       const key = a.toLowerCase();
-      return s.readAccountKeyed ? s.readAccountKeyed(key, hexToBytes(key)) : s.readAccount(hexToBytes(key));
+      return readAccountKeyed(this.building.state, key, hexToBytes(key));
     };
     return {
       getNonce: async (a) => (await read(a))?.nonce ?? 0n,

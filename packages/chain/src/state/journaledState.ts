@@ -11,7 +11,7 @@ import { Account, type Address, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, bytesToHexPair, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { copyAccount } from './flatState.js';
-import type { StateReader } from './stateReader.js';
+import { readAccountKeyed, type StateReader } from './stateReader.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -67,8 +67,7 @@ export class JournaledState implements StateManagerInterface, StateReader {
       const a = layer.accounts.get(k);
       if (a !== undefined) return Promise.resolve(a ?? undefined);
       const base = layer.base;
-      if (!(base instanceof JournaledState))
-        return base.readAccountKeyed ? base.readAccountKeyed(k, address) : base.readAccount(address);
+      if (!(base instanceof JournaledState)) return readAccountKeyed(base, k, address);
       layer = base;
     }
   }

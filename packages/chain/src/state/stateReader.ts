@@ -18,3 +18,12 @@ export interface StateReader {
   /** Bytecode by its keccak256 (empty for the empty code hash or an unknown hash). */
   readCode(codeHash: Uint8Array): Promise<Uint8Array>;
 }
+
+/** `reader`'s account by its key (0x-lowercase hex of `address`), through readAccountKeyed where it has one. */
+export function readAccountKeyed(
+  reader: StateReader,
+  key: string,
+  address: Uint8Array,
+): Promise<Account | undefined> {
+  return reader.readAccountKeyed ? reader.readAccountKeyed(key, address) : reader.readAccount(address);
+}
