@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Admin } from '../admin.js';
 import { constantTimeEqual } from '../auth/apiKeys.js';
 import { ServiceError } from '../errors.js';
+import { registerWebhookRoutes } from './webhookRoutes.js';
 import { AppUrls, CreatedProject, Ok, ProjectInfo, RevokedKeys, RotatedKey } from './schemas.js';
 import { Type } from '@sinclair/typebox';
 
@@ -178,4 +179,6 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
     async (request) => admin.revokeKey((request.params as { projectId: string }).projectId),
   );
+
+  registerWebhookRoutes(app, { base, tag: 'admin', security, admin });
 }
