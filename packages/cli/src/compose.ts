@@ -5,10 +5,11 @@ import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -68,6 +69,7 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
   });
   // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
