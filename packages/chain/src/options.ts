@@ -39,6 +39,12 @@ export interface ChainNodeOptions {
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;
+  /**
+   * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
+   * the chain). Flashblocks due before then are not warned about as late (debug level instead).
+   * Default: the node's own start.
+   */
+  started?: Promise<unknown>;
 }
 
 export const defaultChainNodeOptions: ChainNodeOptions = {
