@@ -32,8 +32,12 @@ export interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** --redis-prefix: prefix of Redis keys and channels. */
+  redisPrefix?: string;
   rateLimit: number;
   trustProxy?: boolean;
+  /** --outbox-lease: ms a writer owns its push before another instance's relay takes it. */
+  outboxLease?: number;
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
@@ -108,8 +112,10 @@ export async function startPlatform(
     dataDir: path.resolve(flags.dataDir),
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
+    redisKeyPrefix: flags.redisPrefix,
     rateLimit: flags.rateLimit,
     trustProxy: Boolean(flags.trustProxy),
+    outboxLeaseMs: flags.outboxLease,
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,

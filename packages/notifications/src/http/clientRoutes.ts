@@ -24,6 +24,7 @@ import {
 } from '../domain/client.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
+import { RecentIds, ulidFloor } from './streamResync.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -287,6 +288,9 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
  * One SSE connection: subscribe first (buffering), replay what was missed after Last-Event-ID
  * from the inbox, then flush the buffer (skipping what the replay sent) and go live.
  */
+/** Sends created this long before the link to Redis was lost are re-read too (clock skew, slow commits). */
+const resyncMarginMs = 10_000;
+
 function streamNotifications(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -310,9 +314,28 @@ function streamNotifications(
   raw.write('retry: 2000\n\n');
   options.streams.add(reply);
 
+  // Written once per id: the outbox relay may push a notification again (docs/decisions/0170).
+  const written = new RecentIds();
   const write = (n: Notification) => {
+    if (written.has(n.id)) return;
+    written.add(n.id);
     raw.write(`id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(toInboxItem(n))}\n\n`);
   };
+  // Pushes made while this instance had lost Redis never arrive: re-read the inbox from then.
+  const openedAt = Date.now();
+  const offReconnect = options.fanout.onReconnect((lostSince) => {
+    const from = ulidFloor(Math.max(openedAt, lostSince - resyncMarginMs));
+    options.inbox
+      .since(
+        options.address,
+        options.lastEventId && options.lastEventId > from ? options.lastEventId : from,
+        500,
+      )
+      .then((missed) => {
+        if (!closed) for (const n of missed) write(n);
+      })
+      .catch((error) => request.log.warn({ err: error }, 'notification stream resync failed'));
+  });
   let replaying = true;
   const buffered: Notification[] = [];
   const unsubscribe = options.fanout.subscribe(options.address, (n) => {
@@ -326,6 +349,7 @@ function streamNotifications(
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
+    offReconnect();
     options.streams.delete(reply);
   });
 
