@@ -4,11 +4,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
+import type { TrustProxy } from '@wharf/notifications/settings';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -35,9 +37,21 @@ export interface ServeFlags {
   /** --redis-prefix: prefix of Redis keys and channels. */
   redisPrefix?: string;
   rateLimit: number;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
   /** --outbox-lease: ms a writer owns its push before another instance's relay takes it. */
   outboxLease?: number;
+  publicUrl?: string;
+  clientRateLimit?: number;
+  ipRateLimit?: number;
+  adminRateLimit?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  idleTimeout?: number;
+  bodyLimit?: number;
+  streamsPerSession?: number;
+  streamsPerAddress?: number;
+  streamBuffer?: number;
+  sessionTtl?: number;
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
@@ -67,6 +81,7 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
     started,
   });
@@ -109,8 +124,20 @@ export async function startPlatform(
     redisUrl: flags.redisUrl,
     redisKeyPrefix: flags.redisPrefix,
     rateLimit: flags.rateLimit,
-    trustProxy: Boolean(flags.trustProxy),
+    trustProxy: flags.trustProxy ?? false,
     outboxLeaseMs: flags.outboxLease,
+    publicUrl: flags.publicUrl,
+    clientRateLimit: flags.clientRateLimit,
+    ipRateLimit: flags.ipRateLimit,
+    adminRateLimit: flags.adminRateLimit,
+    requestTimeoutMs: flags.requestTimeout,
+    headersTimeoutMs: flags.headersTimeout,
+    idleTimeoutMs: flags.idleTimeout,
+    bodyLimitBytes: flags.bodyLimit,
+    streamsPerSession: flags.streamsPerSession,
+    streamsPerAddress: flags.streamsPerAddress,
+    streamBufferBytes: flags.streamBuffer,
+    sessionTtlMs: flags.sessionTtl,
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
