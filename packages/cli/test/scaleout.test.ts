@@ -66,7 +66,7 @@ describe.skipIf(!ready)('three wharf serve behind nginx on PostgreSQL and Redis'
     '--admin-token',
     'scaleout-admin-token',
   ];
-  // --trust-proxy by its env var: a flag on main that takes a hop count reads "1" as one hop.
+  // One trusted hop: nginx.
   const env = { WHARF_TRUST_PROXY: '1' };
 
   async function startInstance(port = 0): Promise<Instance> {
