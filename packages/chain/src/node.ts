@@ -116,7 +116,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     filters,
     clientVersion: CLIENT_VERSION,
-    preconfReceipts: options.preconfReceipts,
+    pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };

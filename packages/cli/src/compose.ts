@@ -16,8 +16,10 @@ export interface ChainFlags {
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
-  /** false with --no-preconf-receipts: receipts only for sealed transactions. */
-  preconfReceipts: boolean;
+  /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
+  pendingNulls?: boolean;
+  /** false with the deprecated --no-preconf-receipts: only warned about (decision 0120). */
+  preconfReceipts?: boolean;
   gasLimit: bigint;
   baseFee: bigint;
   accounts: number;
@@ -46,10 +48,14 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
       chainId: flags.chainId.toString(),
       blockTime: flags.blockTime,
       mining: flags.mining,
-      preconfReceipts: flags.preconfReceipts,
+      pendingNulls: flags.pendingNulls === true,
     },
     'starting chain node',
   );
+  if (flags.preconfReceipts === false)
+    logger.warn(
+      '--no-preconf-receipts (WHARF_NO_PRECONF_RECEIPTS) is deprecated and ignored: pre-confirmed receipts now carry the zero hash as blockHash, which ethers v6 accepts; --pending-nulls gives the null shape',
+    );
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
@@ -61,7 +67,7 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
-    preconfReceipts: flags.preconfReceipts,
+    pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     accounts: flags.accounts,

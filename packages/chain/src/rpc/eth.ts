@@ -10,7 +10,7 @@ import type { StateReader } from '../state/stateReader.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
-import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
+import { blockAt, findTx, pendingShape, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
@@ -23,7 +23,10 @@ const hex = bytesToHex;
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
   const size = view.pending ? undefined : c.chain.blocks.sizeOf(view.block);
-  return formatBlock(view.block, full, view.senders, { pending: view.pending, size });
+  return formatBlock(view.block, full, view.senders, {
+    pending: view.pending ? pendingShape(c) : undefined,
+    size,
+  });
 }
 
 function blobGasPriceOf(view: BlockView): bigint {
@@ -31,9 +34,9 @@ function blobGasPriceOf(view: BlockView): bigint {
   return h.common.isActivatedEIP(4844) ? h.getBlobGasPrice() : 1n;
 }
 
-async function receiptsJson(view: BlockView) {
+async function receiptsJson(c: RpcContext, view: BlockView) {
   return formatReceipts(view.block, await view.receipts(), view.senders, {
-    pending: view.pending,
+    pending: view.pending ? pendingShape(c) : undefined,
     blobGasPrice: blobGasPriceOf(view),
   });
 }
@@ -144,16 +147,17 @@ export const ethMethods: Methods = {
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
-    // Pre-confirmed: blockHash null, blockNumber the block being built (design: `pending`).
-    if (!f || (f.view.pending && !c.preconfReceipts)) return null;
+    // Pre-confirmed: blockHash the zero hash (null with --pending-nulls), blockNumber the block
+    // being built, transactionIndex its index in the whole block (design: `pending`).
+    if (!f) return null;
     return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
-      pending: f.view.pending,
+      pending: f.view.pending ? pendingShape(c) : undefined,
       blobGasPrice: blobGasPriceOf(f.view),
     });
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));
-    return v ? receiptsJson(v) : null;
+    return v ? receiptsJson(c, v) : null;
   }),
 
   eth_getBalance: method(['address', 'block'], 1, async (p, c) => {
