@@ -4,7 +4,30 @@
  * busy node. At most one line a second; the ones left out are counted in the next.
  */
 import type { Logger } from 'pino';
-import type { LateFlashblock } from './blockProducer.js';
+
+/** Where a late flashblock's time went (ms). */
+export interface LateFlashblock {
+  block: bigint;
+  index: number;
+  /** Shown this long after its deadline. */
+  lateMs: number;
+  /** Its deadline had passed by this much when it was scheduled (what ran before it ran past it). */
+  behindMs: number;
+  /** Its timer fired this long after it was set to (the event loop was busy). */
+  timerMs: number;
+  /** It waited this long in the builder's queue (a staging pass or a seal ahead of it). */
+  queuedMs: number;
+  /** From its start to built: staging what was left, the journal write, the state root. */
+  buildMs: number;
+  /** Of which executing what no staging pass had (`stagedHere` transactions). */
+  stageMs: number;
+  stagedHere: number;
+  /** The journal write, and the state root computed beside it, if it had transactions. */
+  journalMs?: number;
+  rootMs?: number;
+  /** From the later of deadline and built to shown (the event loop was busy at the deadline). */
+  wakeMs: number;
+}
 
 const MIN_GAP_MS = 1000;
 
