@@ -13,9 +13,11 @@ import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, pendingShape, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
+import { formatBlock, formatReceipts, formatTx } from './format.js';
+import { inclusionOf } from './inclusion.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
+import { blobGasPriceOf, receiptOf } from './receipts.js';
 import { parseStateOverrides } from './stateOverrides.js';
 
 const hex = bytesToHex;
@@ -27,11 +29,6 @@ async function blockJson(c: RpcContext, view: BlockView | undefined, full: boole
     pending: view.pending ? pendingShape(c) : undefined,
     size,
   });
-}
-
-function blobGasPriceOf(view: BlockView): bigint {
-  const h = view.block.header;
-  return h.common.isActivatedEIP(4844) ? h.getBlobGasPrice() : 1n;
 }
 
 async function receiptsJson(c: RpcContext, view: BlockView) {
@@ -146,14 +143,17 @@ export const ethMethods: Methods = {
     return pooled ? hex(pooled.raw) : null;
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
-    const f = await findTx(c, p.hash(0));
-    // Pre-confirmed: blockHash the zero hash (null with --pending-nulls), blockNumber the block
-    // being built, transactionIndex its index in the whole block (design: `pending`).
-    if (!f) return null;
-    return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
-      pending: f.view.pending ? pendingShape(c) : undefined,
-      blobGasPrice: blobGasPriceOf(f.view),
-    });
+    const hash = p.hash(0);
+    let f = await findTx(c, hash);
+    // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
+    // waits for it (two intervals at most), so a client that asks right after sending gets the
+    // receipt, not null and a wait for the next block (decision 0121).
+    if (!f && c.pool.get(hex(hash))) {
+      const watch = inclusionOf(c);
+      const hold = watch.receiptHoldMs();
+      if (hold > 0) f = await watch.waitFor(c, hash, hold);
+    }
+    return f ? receiptOf(c, f) : null;
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));

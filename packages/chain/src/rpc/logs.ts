@@ -129,7 +129,11 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     if (!v) throw serverError('unknown block');
     return blockLogs(v.block, await v.receipts(), f);
   }
+  // The head and the block being built, read together (they switch together at a seal): a seal
+  // during the scan below neither repeats nor skips a block's logs — the block being built is
+  // read from this snapshot, whose number is head + 1.
   const head = c.chain.blocks.head.header.number;
+  const building = c.producer.pending;
   const num = (t: BlockTag | undefined, d: bigint): bigint => {
     if (!t) return d;
     if ('number' in t) return t.number;
@@ -154,9 +158,14 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     const v = await sealedView(c, block);
     out.push(...blockLogs(block, await v.receipts(), f));
   }
-  if (wantsPending) {
-    const v = await blockAt(c, { tag: 'pending' });
-    if (v) out.push(...blockLogs(v.block, await v.receipts(), f, { pending: pendingShape(c) }));
-  }
+  if (wantsPending && building.number === head + 1n)
+    out.push(
+      ...blockLogs(
+        building.block,
+        building.txs.map((t) => t.receipt),
+        f,
+        { pending: pendingShape(c) },
+      ),
+    );
   return out;
 }

@@ -1,7 +1,8 @@
 /**
  * eth_subscribe / eth_unsubscribe over WebSocket: newHeads and logs fire on seals,
  * newFlashblocks after every flashblock (the pending block; `true` as the second parameter for
- * full transactions), newPendingTransactions when the pool accepts a transaction.
+ * full transactions), newPendingTransactions when the pool accepts a transaction; Base's
+ * newFlashblockTransactions and pendingLogs are in flashblockSubscriptions.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
@@ -10,6 +11,7 @@ import { method, type Connection, type Methods } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { pendingShape } from './chainReads.js';
 import { formatBlock, formatHeader, formatTx, type PendingShape } from './format.js';
+import { subscribeFlashblockItems } from './flashblockSubscriptions.js';
 import { blockLogs, parseFilter } from './logs.js';
 
 /**
@@ -74,8 +76,12 @@ export const subscriptionMethods: Methods = {
     } else if (kind === 'newPendingTransactions') {
       const full = p.has(1) && p.raw(1) === true;
       off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));
-    } else
-      throw invalidParams(`invalid argument 0 (subscriptionType): no "${kind.slice(0, 40)}" subscription`);
+    } else {
+      const items = subscribeFlashblockItems(kind, p, c, conn, id);
+      if (!items)
+        throw invalidParams(`invalid argument 0 (subscriptionType): no "${kind.slice(0, 40)}" subscription`);
+      off = items;
+    }
     conn.subscriptions.set(id, off);
     return id;
   }),
