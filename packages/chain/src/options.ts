@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { defaultRpcLimits, type RpcLimits } from './rpc/limits.js';
 
 /** A funded development account derived from the mnemonic (printed by `wharf up`, as Anvil does). */
 export interface DevAccount {
@@ -36,7 +37,15 @@ export interface ChainNodeOptions {
   baseFee: bigint;
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
+  /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
+  limits: RpcLimits;
   logger?: Logger;
+  /**
+   * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
+   * the chain). Flashblocks due before then are not warned about as late (debug level instead).
+   * Default: the node's own start.
+   */
+  started?: Promise<unknown>;
 }
 
 export const defaultChainNodeOptions: ChainNodeOptions = {
@@ -53,6 +62,7 @@ export const defaultChainNodeOptions: ChainNodeOptions = {
   mnemonic: 'test test test test test test test test test test test junk',
   balance: 10_000n * 10n ** 18n,
   baseFee: 1_000_000_000n,
+  limits: defaultRpcLimits,
 };
 
 /** A running chain node. */

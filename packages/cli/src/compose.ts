@@ -5,10 +5,11 @@ import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -41,17 +42,12 @@ export interface ServeFlags {
   chainId?: bigint;
 }
 
-export async function startChain(flags: ChainFlags, logger: Logger): Promise<ChainNode> {
-  logger.info(
-    {
-      dataDir: path.resolve(flags.dataDir),
-      chainId: flags.chainId.toString(),
-      blockTime: flags.blockTime,
-      mining: flags.mining,
-      pendingNulls: flags.pendingNulls === true,
-    },
-    'starting chain node',
-  );
+export async function startChain(
+  flags: ChainFlags,
+  logger: Logger,
+  /** Resolves once the whole process has started (see ChainNodeOptions.started). */
+  started?: Promise<unknown>,
+): Promise<ChainNode> {
   if (flags.preconfReceipts === false)
     logger.warn(
       '--no-preconf-receipts (WHARF_NO_PRECONF_RECEIPTS) is deprecated and ignored: pre-confirmed receipts now carry the zero hash as blockHash, which ethers v6 accepts; --pending-nulls gives the null shape',
@@ -74,11 +70,12 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
+    started,
   });
   // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
   lowerHelperThreads();
-  logger.info({ url: node.url }, 'chain node listening');
   return node;
 }
 
@@ -97,15 +94,15 @@ export async function startPlatform(
   logger: Logger,
 ): Promise<{ server: PlatformServer; adminToken: string }> {
   const adminToken = flags.adminToken ?? crypto.randomBytes(24).toString('base64url');
-  logger.info(
+  const platformLog = logger.child({ part: 'platform' });
+  platformLog.info(
     {
       store: flags.databaseUrl
         ? redactUrl(flags.databaseUrl)
         : path.resolve(flags.dataDir, 'notifications.sqlite'),
-      redis: flags.redisUrl ? redactUrl(flags.redisUrl) : 'in process',
-      rateLimit: flags.rateLimit,
+      ...(flags.redisUrl ? { redis: redactUrl(flags.redisUrl) } : {}),
     },
-    'starting platform server',
+    `opening the notifications store (${flags.databaseUrl ? 'PostgreSQL' : 'SQLite'})`,
   );
   const { startPlatformServer } = await import('@wharf/notifications');
   const server = await startPlatformServer({
@@ -120,8 +117,7 @@ export async function startPlatform(
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
     webRoot: webRoot(),
-    logger: logger.child({ part: 'platform' }),
+    logger: platformLog,
   });
-  logger.info({ url: server.url }, 'platform server listening');
   return { server, adminToken };
 }

@@ -4,6 +4,7 @@ import { bytesToHex, quantity } from '../primitives/hex.js';
 import { parseCallArgs } from './callArgs.js';
 import { stateAt } from './chainReads.js';
 import { method, type Methods } from './context.js';
+import { callLimits } from './limits.js';
 import { invalidParams } from './errors.js';
 import { formatBlock, formatLog } from './format.js';
 import { parseData, parseQuantity } from './params.js';
@@ -46,6 +47,7 @@ export const simulateMethods: Methods = {
     const results = await simulate(c.chain, base, r.state, blocks, {
       validation: payload.validation === true,
       traceTransfers: payload.traceTransfers === true,
+      limits: callLimits(c.limits, c.scheduler),
       noStateRoot: r.pending,
     });
     const full = payload.returnFullTransactions === true;

@@ -10,6 +10,8 @@ import {
   parseSeconds,
   parseUrl,
 } from '../flags.js';
+import { logFormats, logLevels } from '../logger.js';
+import { addRpcLimitOptions } from './rpcLimitOptions.js';
 
 export function addDataDirOption(cmd: Command): Command {
   return cmd.addOption(
@@ -33,7 +35,7 @@ export function addStoreOptions(cmd: Command): Command {
 
 /** Chain flags; `portFlag` is --port for `chain start` and --chain-port for `up`. */
 export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port'): Command {
-  return cmd
+  return addRpcLimitOptions(cmd)
     .addOption(
       new Option(`${portFlag} <port>`, 'chain JSON-RPC port (HTTP and WebSocket)')
         .env('WHARF_CHAIN_PORT')
@@ -146,4 +148,23 @@ export function addHostOption(cmd: Command): Command {
   return cmd.addOption(
     new Option('--host <host>', 'interface to listen on').env('WHARF_HOST').default('127.0.0.1'),
   );
+}
+
+/** Log flags of the long-running commands (`up`, `chain start`, `serve`). */
+export function addLogOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--log-level <level>', 'least severe log level written to stderr')
+        .env('WHARF_LOG_LEVEL')
+        .choices(logLevels)
+        .default('info'),
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'pretty: one line per event; json: one JSON object per line (default: pretty on a terminal, json otherwise)',
+      )
+        .env('WHARF_LOG_FORMAT')
+        .choices(logFormats),
+    );
 }
