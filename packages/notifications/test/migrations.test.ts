@@ -39,6 +39,7 @@ describe.each(backends)('migrations on $name', (backend) => {
           'app_urls',
           'auth_nonces',
           'dedupe_keys',
+          'notification_outbox',
           'notifications',
           'pins',
           'projects',
@@ -51,7 +52,7 @@ describe.each(backends)('migrations on $name', (backend) => {
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
       expect(await tables()).toContain('webhook_events');
-      expect(await tables()).toHaveLength(10);
+      expect(await tables()).toHaveLength(11);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();
