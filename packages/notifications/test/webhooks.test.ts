@@ -221,6 +221,8 @@ describe.each(backends)('webhooks on $name', (backend) => {
     expect(signedBy(second, r!.signature, r!.body)).toBe(true);
     expect(signedBy(first.secret!, r!.signature, r!.body)).toBe(true);
 
+    // The receiver has it; the attempt's result is recorded just after.
+    await expect.poll(async () => (await deliveries(t!))[0]?.status, { timeout: 5000 }).toBe('delivered');
     const [delivered] = await deliveries(t);
     const resent = await t.app.inject({
       method: 'POST',
