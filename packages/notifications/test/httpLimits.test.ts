@@ -109,7 +109,7 @@ describe('notification streams', () => {
       headers: { authorization: `Bearer ${token}` },
       signal: controller.signal,
     });
-    if (res.status !== 200) return { status: res.status, body: await res.json(), close() {} };
+    if (res.status !== 200) return { status: res.status, body: (await res.json()) as any, close() {} };
     const reader = res.body!.getReader();
     const ended = (async () => {
       for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return Date.now();
