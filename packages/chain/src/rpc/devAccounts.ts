@@ -39,7 +39,7 @@ export const devAccountMethods: Methods = {
     const pending = await stateAt(c, { tag: 'pending' });
     const nonce = args.nonce ?? (await c.pool.pendingNonce(bytesToHex(args.from)));
     const gas = args.gas ?? (await estimateGas(c.chain, pending.state, callBlockOf(pending), args));
-    const baseFee = c.producer.pending.baseFee;
+    const baseFee = c.reader.pending().baseFee;
     const legacy = args.gasPrice !== undefined;
     const tip = args.maxPriorityFeePerGas ?? TIP;
     const data: Record<string, unknown> = {
@@ -57,7 +57,7 @@ export const devAccountMethods: Methods = {
       data.maxFeePerGas = args.maxFeePerGas ?? baseFee * 2n + tip;
     }
     if (args.accessList) data.accessList = args.accessList.map((e) => [e.address, e.storageKeys]);
-    const signed = createTx(data as never, { common: c.producer.pending.header.common }).sign(key);
+    const signed = createTx(data as never, { common: c.reader.pending().header.common }).sign(key);
     const accepted = await c.pool.add(signed.serialize());
     return accepted.hash;
   }),

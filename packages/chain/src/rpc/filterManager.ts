@@ -6,7 +6,7 @@ import type { Block } from '@ethereumjs/block';
 import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '../primitives/hex.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
-import { blockLogs, type LogFilter } from './logs.js';
+import { blockLogs, type LogFilter } from './logFilter.js';
 
 type Kind = 'logs' | 'blocks' | 'pendingTransactions';
 

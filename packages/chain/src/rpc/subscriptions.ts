@@ -9,7 +9,7 @@ import { hexToBytes } from '../primitives/hex.js';
 import { method, type Connection, type Methods } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatHeader, formatTx } from './format.js';
-import { blockLogs, parseFilter } from './logs.js';
+import { blockLogs, parseFilter } from './logFilter.js';
 
 /**
  * A flashblock's pending block, formatted once for every newFlashblocks subscriber (a full block
