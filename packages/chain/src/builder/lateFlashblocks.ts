@@ -2,6 +2,10 @@
  * Warns when a flashblock is shown late, saying where its time went: an operator can tell a
  * stalled disk (the journal write; a flashblock is never shown before it is on disk) from a
  * busy node. At most one line a second; the ones left out are counted in the next.
+ *
+ * A flashblock due while the process is still starting (the CLI's `up` starts the platform
+ * server after the chain, on the same thread) is late because of that start, not because the
+ * node is slow: it is logged at debug level, so that the first screen a person reads is calm.
  */
 import type { Logger } from 'pino';
 
@@ -31,12 +35,34 @@ export interface LateFlashblock {
 
 const MIN_GAP_MS = 1000;
 
-export function lateFlashblockLogger(log: Logger | undefined, now = Date.now): (l: LateFlashblock) => void {
+export function lateFlashblockLogger(
+  log: Logger | undefined,
+  now = Date.now,
+  /** Resolves once the process has started; without it, the process counts as started. */
+  started?: Promise<unknown>,
+): (l: LateFlashblock) => void {
   let lastAt = Number.NEGATIVE_INFINITY;
   let unlogged = 0;
+  let startedAt = started ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  started?.then(
+    () => {
+      startedAt = now();
+    },
+    () => {
+      startedAt = now();
+    },
+  );
   return (l) => {
     if (!log) return;
     const t = now();
+    // Its deadline fell before the process had started (or it has not yet).
+    if (t - l.lateMs < startedAt) {
+      log.debug(
+        { block: Number(l.block), index: l.index, lateMs: Math.round(l.lateMs) },
+        'flashblock late during start-up',
+      );
+      return;
+    }
     if (t - lastAt < MIN_GAP_MS) {
       unlogged++;
       return;
