@@ -5,10 +5,11 @@ import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -63,6 +64,7 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
     started,
   });

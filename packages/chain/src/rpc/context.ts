@@ -7,9 +7,11 @@ import type { Block } from '@ethereumjs/block';
 import type { FlashblockListener, SealListener } from '../builder/events.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import type { ChainContext } from '../execution/chainContext.js';
+import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { ChainReader } from '../reader/chainReader.js';
 import type { TxPool } from '../txpool/types.js';
 import type { FilterManager } from './filterManager.js';
+import type { RpcLimits } from './limits.js';
 import type { Params } from './params.js';
 
 /** The builder as the RPC sees it. Provider: builder/blockProducer.ts. */
@@ -39,6 +41,10 @@ export interface RpcContext {
   preconfReceipts: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
+  /** Per-request and per-connection limits (docs/security.md). */
+  limits: RpcLimits;
+  /** Where long executions wait for their turns (the server's request queue, once it runs). */
+  scheduler?: EvmScheduler;
   log?: (e: unknown) => void;
 }
 

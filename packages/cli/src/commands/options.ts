@@ -11,6 +11,7 @@ import {
   parseUrl,
 } from '../flags.js';
 import { logFormats, logLevels } from '../logger.js';
+import { addRpcLimitOptions } from './rpcLimitOptions.js';
 
 export function addDataDirOption(cmd: Command): Command {
   return cmd.addOption(
@@ -34,7 +35,7 @@ export function addStoreOptions(cmd: Command): Command {
 
 /** Chain flags; `portFlag` is --port for `chain start` and --chain-port for `up`. */
 export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port'): Command {
-  return cmd
+  return addRpcLimitOptions(cmd)
     .addOption(
       new Option(`${portFlag} <port>`, 'chain JSON-RPC port (HTTP and WebSocket)')
         .env('WHARF_CHAIN_PORT')
