@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
+import type { TrustProxy } from '@wharf/notifications/settings';
 import type { Logger } from 'pino';
 import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
@@ -34,7 +35,19 @@ export interface ServeFlags {
   databaseUrl?: string;
   redisUrl?: string;
   rateLimit: number;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
+  publicUrl?: string;
+  clientRateLimit?: number;
+  ipRateLimit?: number;
+  adminRateLimit?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  idleTimeout?: number;
+  bodyLimit?: number;
+  streamsPerSession?: number;
+  streamsPerAddress?: number;
+  streamBuffer?: number;
+  sessionTtl?: number;
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
@@ -106,7 +119,19 @@ export async function startPlatform(
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
     rateLimit: flags.rateLimit,
-    trustProxy: Boolean(flags.trustProxy),
+    trustProxy: flags.trustProxy ?? false,
+    publicUrl: flags.publicUrl,
+    clientRateLimit: flags.clientRateLimit,
+    ipRateLimit: flags.ipRateLimit,
+    adminRateLimit: flags.adminRateLimit,
+    requestTimeoutMs: flags.requestTimeout,
+    headersTimeoutMs: flags.headersTimeout,
+    idleTimeoutMs: flags.idleTimeout,
+    bodyLimitBytes: flags.bodyLimit,
+    streamsPerSession: flags.streamsPerSession,
+    streamsPerAddress: flags.streamsPerAddress,
+    streamBufferBytes: flags.streamBuffer,
+    sessionTtlMs: flags.sessionTtl,
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
