@@ -5,9 +5,15 @@
 import type { BlockView, TxFound } from '../reader/chainReader.js';
 import type { BlockTag, Resolved } from '../state/resolve.js';
 import type { RpcContext } from './context.js';
+import type { PendingShape } from './format.js';
 import { headerNotFound } from './errors.js';
 
 export type { BlockView, TxFound } from '../reader/chainReader.js';
+
+/** How this node shows the block being built (`--pending-nulls`). */
+export function pendingShape(c: RpcContext): PendingShape {
+  return c.pendingNulls ? 'nulls' : 'base';
+}
 
 /** State methods: a tag beyond the head is "header not found". */
 export async function stateAt(c: RpcContext, tag: BlockTag): Promise<Resolved> {

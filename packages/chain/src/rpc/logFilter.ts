@@ -7,7 +7,7 @@ import { keccak256 } from '../crypto/keccak.js';
 import type { BlockTag } from '../state/resolve.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
 import { invalidParams } from './errors.js';
-import { formatLog } from './format.js';
+import { formatLog, type PendingShape, pendingHashOf } from './format.js';
 import { parseBlockNumber, parseData } from './params.js';
 
 export interface LogFilter {
@@ -90,11 +90,11 @@ export function blockLogs(
   block: Block,
   receipts: StoredReceipt[],
   f: LogFilter,
-  opts: { pending?: boolean; removed?: boolean } = {},
+  opts: { pending?: PendingShape; removed?: boolean } = {},
 ): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const h = block.header;
-  const hash = opts.pending ? null : block.hash();
+  const hash = opts.pending ? pendingHashOf(opts.pending) : block.hash();
   let logIndex = 0;
   receipts.forEach((r, i) => {
     for (const l of r.logs) {

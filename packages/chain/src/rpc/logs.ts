@@ -3,6 +3,7 @@
  * bloom before its receipts are read, then matched (logFilter.ts).
  */
 import type { BlockTag } from '../state/resolve.js';
+import { pendingShape } from './chainReads.js';
 import type { RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { blockLogs, bloomMayMatch, type LogFilter } from './logFilter.js';
@@ -15,7 +16,11 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     if (!v) throw serverError('unknown block');
     return blockLogs(v.block, await v.receipts(), f);
   }
+  // The head and the block being built, read together (they switch together at a seal): a seal
+  // during the scan below neither repeats nor skips a block's logs — the block being built is
+  // read from this snapshot, whose number is head + 1.
   const head = c.reader.head().header.number;
+  const building = c.reader.pending();
   const num = (t: BlockTag | undefined, d: bigint): bigint => {
     if (!t) return d;
     if ('number' in t) return t.number;
@@ -40,9 +45,14 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     const v = await c.reader.sealedView(block);
     out.push(...blockLogs(block, await v.receipts(), f));
   }
-  if (wantsPending) {
-    const v = await c.reader.blockAt({ tag: 'pending' });
-    if (v) out.push(...blockLogs(v.block, await v.receipts(), f, { pending: true }));
-  }
+  if (wantsPending && building.number === head + 1n)
+    out.push(
+      ...blockLogs(
+        building.block,
+        building.txs.map((t) => t.receipt),
+        f,
+        { pending: pendingShape(c) },
+      ),
+    );
   return out;
 }
