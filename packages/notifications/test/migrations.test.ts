@@ -36,6 +36,7 @@ describe.each(backends)('migrations on $name', (backend) => {
       expect(await tables()).toEqual(
         [
           'api_keys',
+          'app_url_history',
           'app_urls',
           'auth_nonces',
           'dedupe_keys',
@@ -52,7 +53,7 @@ describe.each(backends)('migrations on $name', (backend) => {
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
       expect(await tables()).toContain('webhook_events');
-      expect(await tables()).toHaveLength(11);
+      expect(await tables()).toHaveLength(12);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();
