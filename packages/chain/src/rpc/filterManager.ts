@@ -9,7 +9,7 @@ import type { StoredReceipt } from '../storage/receiptCodec.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { flashblockItems } from './flashblockItems.js';
 import type { PendingShape } from './format.js';
-import { blockLogs, type LogFilter, logMatches } from './logs.js';
+import { blockLogs, type LogFilter, logMatches } from './logFilter.js';
 
 type Kind = 'logs' | 'blocks' | 'pendingTransactions';
 

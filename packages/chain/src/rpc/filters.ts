@@ -1,7 +1,8 @@
 /** eth_newFilter & co: polling filters over the FilterManager. */
 import { method, type Methods } from './context.js';
 import { serverError } from './errors.js';
-import { getLogs, parseFilter } from './logs.js';
+import { parseFilter } from './logFilter.js';
+import { getLogs } from './logs.js';
 
 const filterNotFound = () => serverError('filter not found');
 

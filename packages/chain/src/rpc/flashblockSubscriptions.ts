@@ -15,7 +15,7 @@ import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { pendingShape } from './chainReads.js';
 import type { Connection, RpcContext } from './context.js';
 import { flashblockItems } from './flashblockItems.js';
-import { type LogFilter, logMatches, parseFilter } from './logs.js';
+import { type LogFilter, logMatches, parseFilter } from './logFilter.js';
 import type { Params } from './params.js';
 
 function notify(conn: Connection, subscription: string, result: unknown): void {
