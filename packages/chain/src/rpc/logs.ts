@@ -21,7 +21,19 @@ export interface LogFilter {
   topics: (Uint8Array[] | null)[];
 }
 
-export function parseFilter(v: unknown, index: number): LogFilter {
+/** List sizes a filter may have (--rpc-logs-max-addresses, --rpc-logs-max-topics). */
+export interface FilterCaps {
+  logsMaxAddresses: number;
+  logsMaxTopics: number;
+}
+
+/** What getLogs may cover and return (--rpc-logs-block-range, --rpc-logs-max-results). */
+export interface LogQueryCaps {
+  logsMaxBlockRange: number;
+  logsMaxResults: number;
+}
+
+export function parseFilter(v: unknown, index: number, caps?: FilterCaps): LogFilter {
   const fail = (why: string): never => {
     throw invalidParams(`invalid argument ${index}: ${why}`);
   };
@@ -42,6 +54,11 @@ export function parseFilter(v: unknown, index: number): LogFilter {
     f.toBlock = parseBlockNumber(o.toBlock, (w) => fail(`toBlock: ${w}`));
   if (o.address !== undefined && o.address !== null) {
     const list = Array.isArray(o.address) ? o.address : [o.address];
+    // Counted before anything is parsed: 100,000 addresses are refused at once.
+    if (caps && list.length > caps.logsMaxAddresses)
+      fail(
+        `too many addresses in filter: ${list.length}, at most ${caps.logsMaxAddresses} (--rpc-logs-max-addresses)`,
+      );
     f.addresses = list.map((a) => parseData(a, (w) => fail(`address: ${w}`), 20));
   }
   if (o.topics !== undefined && o.topics !== null) {
@@ -52,6 +69,10 @@ export function parseFilter(v: unknown, index: number): LogFilter {
       if (t === null) return null;
       const alts = Array.isArray(t) ? t : [t];
       if (alts.length === 0) return null;
+      if (caps && alts.length > caps.logsMaxTopics)
+        fail(
+          `too many topics in filter position: ${alts.length}, at most ${caps.logsMaxTopics} (--rpc-logs-max-topics)`,
+        );
       return alts.map((x) => parseData(x, (w) => fail(`topics: ${w}`), 32));
     });
   }
@@ -121,13 +142,21 @@ export function blockLogs(
   return out;
 }
 
-const MAX_RANGE = 100_000n;
+/** geth's message (clients look for it to split their query). */
+const tooManyResults = (max: number) => serverError(`query returned more than ${max} results`);
 
-export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<string, unknown>[]> {
+export async function getLogs(
+  c: RpcContext,
+  f: LogFilter,
+  caps: LogQueryCaps = c.limits,
+): Promise<Record<string, unknown>[]> {
+  const max = caps.logsMaxResults;
   if (f.blockHash) {
     const v = await blockAt(c, { hash: f.blockHash });
     if (!v) throw serverError('unknown block');
-    return blockLogs(v.block, await v.receipts(), f);
+    const logs = blockLogs(v.block, await v.receipts(), f);
+    if (logs.length > max) throw tooManyResults(max);
+    return logs;
   }
   const head = c.chain.blocks.head.header.number;
   const num = (t: BlockTag | undefined, d: bigint): bigint => {
@@ -142,7 +171,11 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
   const wantsPending = to === head + 1n && f.toBlock && 'tag' in f.toBlock && f.toBlock.tag === 'pending';
   if (from > to) throw invalidParams('invalid block range params');
   if (!wantsPending && to > head) throw invalidParams('block range extends beyond current head block');
-  if (to - from > MAX_RANGE) throw serverError(`query exceeds the maximum block range of ${MAX_RANGE}`);
+  const span = to - from + 1n;
+  if (span > BigInt(caps.logsMaxBlockRange))
+    throw serverError(
+      `block range too large: ${span} blocks, at most ${caps.logsMaxBlockRange} (--rpc-logs-block-range)`,
+    );
   const out: Record<string, unknown>[] = [];
   const last = to > head ? head : to;
   for (let n = from; n <= last; n++) {
@@ -152,11 +185,13 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     const block = await c.chain.blocks.byNumber(n);
     if (!block) continue;
     const v = await sealedView(c, block);
-    out.push(...blockLogs(block, await v.receipts(), f));
+    for (const l of blockLogs(block, await v.receipts(), f)) out.push(l);
+    if (out.length > max) throw tooManyResults(max);
   }
   if (wantsPending) {
     const v = await blockAt(c, { tag: 'pending' });
-    if (v) out.push(...blockLogs(v.block, await v.receipts(), f, { pending: true }));
+    if (v) for (const l of blockLogs(v.block, await v.receipts(), f, { pending: true })) out.push(l);
+    if (out.length > max) throw tooManyResults(max);
   }
   return out;
 }
