@@ -15,6 +15,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
+import { baseMethods } from './rpc/baseExtensions.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
 import { Dispatcher } from './rpc/dispatch.js';
@@ -23,6 +24,7 @@ import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
 import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { inclusionOf } from './rpc/inclusion.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
@@ -114,6 +116,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     ),
   );
   pool.onAdded((t) => filters.onPendingTx(t.hash));
+  // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
+  producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
   const rpc: RpcContext = {
     chain: ctx,
@@ -121,16 +125,19 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     filters,
     clientVersion: CLIENT_VERSION,
-    preconfReceipts: options.preconfReceipts,
+    pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
     limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
+  // Watches flashblocks and seals from the start: the receipt hold measures their interval.
+  inclusionOf(rpc);
   const dispatcher = new Dispatcher(
     {
       ...web3Methods,
       ...netMethods,
       ...ethMethods,
+      ...baseMethods,
       ...configMethods,
       ...simulateMethods,
       ...filterMethods,

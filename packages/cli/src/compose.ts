@@ -18,8 +18,10 @@ export interface ChainFlags extends RpcLimitFlags {
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
-  /** false with --no-preconf-receipts: receipts only for sealed transactions. */
-  preconfReceipts: boolean;
+  /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
+  pendingNulls?: boolean;
+  /** false with the deprecated --no-preconf-receipts: only warned about (decision 0120). */
+  preconfReceipts?: boolean;
   gasLimit: bigint;
   baseFee: bigint;
   accounts: number;
@@ -59,6 +61,10 @@ export async function startChain(
   /** Resolves once the whole process has started (see ChainNodeOptions.started). */
   started?: Promise<unknown>,
 ): Promise<ChainNode> {
+  if (flags.preconfReceipts === false)
+    logger.warn(
+      '--no-preconf-receipts (WHARF_NO_PRECONF_RECEIPTS) is deprecated and ignored: pre-confirmed receipts now carry the zero hash as blockHash, which ethers v6 accepts; --pending-nulls gives the null shape',
+    );
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
@@ -70,7 +76,7 @@ export async function startChain(
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
-    preconfReceipts: flags.preconfReceipts,
+    pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     accounts: flags.accounts,

@@ -18,10 +18,10 @@ export interface RpcContext {
   filters: FilterManager;
   clientVersion: string;
   /**
-   * eth_getTransactionReceipt answers for pre-confirmed transactions (blockHash null); false keeps
-   * it null until the seal, for clients that reject such receipts (ethers v6).
+   * The block being built in the spec table's null shape (`number`, `hash`, receipts' `blockHash`
+   * null) instead of Base's (number set, zero hash). `--pending-nulls`; see format.ts PendingShape.
    */
-  preconfReceipts: boolean;
+  pendingNulls: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
   /** Per-request and per-connection limits (docs/security.md). */

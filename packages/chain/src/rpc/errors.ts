@@ -11,6 +11,8 @@ import { TxPoolError } from '../txpool/types.js';
 export const ErrorCode = {
   /** Execution reverted (eth_call, eth_estimateGas); `data` carries the revert bytes. */
   ExecutionReverted: 3,
+  /** eth_sendRawTransactionSync: pooled but not pre-confirmed in time (EIP-7966); `data` the hash. */
+  TransactionTimeout: 4,
   /** Server error: a domain refusal (pool rules, header not found, execution failure). */
   Server: -32000,
   /** Body is not JSON. */

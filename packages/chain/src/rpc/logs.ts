@@ -6,10 +6,10 @@ import type { Block } from '@ethereumjs/block';
 import { keccak256 } from '../crypto/keccak.js';
 import type { BlockTag } from '../state/resolve.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
-import { blockAt, sealedView } from './chainReads.js';
+import { blockAt, pendingShape, sealedView } from './chainReads.js';
 import type { RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatLog } from './format.js';
+import { formatLog, type PendingShape, pendingHashOf } from './format.js';
 import { parseBlockNumber, parseData } from './params.js';
 
 export interface LogFilter {
@@ -113,11 +113,11 @@ export function blockLogs(
   block: Block,
   receipts: StoredReceipt[],
   f: LogFilter,
-  opts: { pending?: boolean; removed?: boolean } = {},
+  opts: { pending?: PendingShape; removed?: boolean } = {},
 ): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const h = block.header;
-  const hash = opts.pending ? null : block.hash();
+  const hash = opts.pending ? pendingHashOf(opts.pending) : block.hash();
   let logIndex = 0;
   receipts.forEach((r, i) => {
     for (const l of r.logs) {
@@ -158,7 +158,11 @@ export async function getLogs(
     if (logs.length > max) throw tooManyResults(max);
     return logs;
   }
+  // The head and the block being built, read together (they switch together at a seal): a seal
+  // during the scan below neither repeats nor skips a block's logs — the block being built is
+  // read from this snapshot, whose number is head + 1.
   const head = c.chain.blocks.head.header.number;
+  const building = c.producer.pending;
   const num = (t: BlockTag | undefined, d: bigint): bigint => {
     if (!t) return d;
     if ('number' in t) return t.number;
@@ -188,9 +192,14 @@ export async function getLogs(
     for (const l of blockLogs(block, await v.receipts(), f)) out.push(l);
     if (out.length > max) throw tooManyResults(max);
   }
-  if (wantsPending) {
-    const v = await blockAt(c, { tag: 'pending' });
-    if (v) for (const l of blockLogs(v.block, await v.receipts(), f, { pending: true })) out.push(l);
+  if (wantsPending && building.number === head + 1n) {
+    for (const l of blockLogs(
+      building.block,
+      building.txs.map((t) => t.receipt),
+      f,
+      { pending: pendingShape(c) },
+    ))
+      out.push(l);
     if (out.length > max) throw tooManyResults(max);
   }
   return out;
