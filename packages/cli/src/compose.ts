@@ -36,8 +36,12 @@ export interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** --redis-prefix: prefix of Redis keys and channels. */
+  redisPrefix?: string;
   rateLimit: number;
   trustProxy?: TrustProxy;
+  /** --outbox-lease: ms a writer owns its push before another instance's relay takes it. */
+  outboxLease?: number;
   publicUrl?: string;
   clientRateLimit?: number;
   ipRateLimit?: number;
@@ -124,8 +128,10 @@ export async function startPlatform(
     dataDir: path.resolve(flags.dataDir),
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
+    redisKeyPrefix: flags.redisPrefix,
     rateLimit: flags.rateLimit,
     trustProxy: flags.trustProxy ?? false,
+    outboxLeaseMs: flags.outboxLease,
     publicUrl: flags.publicUrl,
     clientRateLimit: flags.clientRateLimit,
     ipRateLimit: flags.ipRateLimit,

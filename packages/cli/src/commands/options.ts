@@ -136,6 +136,14 @@ export function addServeOptions(cmd: Command): Command {
         .argParser(parseUrl(['redis:', 'rediss:'])),
     )
     .addOption(
+      new Option(
+        '--redis-prefix <prefix>',
+        'prefix of every Redis key and channel (deployments sharing one Redis use different prefixes)',
+      )
+        .env('WHARF_REDIS_PREFIX')
+        .default('wharf:'),
+    )
+    .addOption(
       new Option('--rate-limit <n>', 'requests per minute per IP on the notification endpoints')
         .env('WHARF_RATE_LIMIT')
         .argParser(parsePositiveInteger)
@@ -231,6 +239,15 @@ export function addServeOptions(cmd: Command): Command {
         .env('WHARF_SESSION_TTL')
         .argParser(parsePositiveSecondsAsMs)
         .default(limits.sessionTtlMs, String(limits.sessionTtlMs / 1000)),
+    )
+    .addOption(
+      new Option(
+        '--outbox-lease <ms>',
+        'milliseconds an instance owns the live push of a send it stored before another instance pushes it',
+      )
+        .env('WHARF_OUTBOX_LEASE')
+        .argParser(parsePositiveInteger)
+        .default(5000),
     )
     .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(
