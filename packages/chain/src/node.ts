@@ -3,6 +3,7 @@
  *
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
+ *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
+import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
@@ -119,8 +121,17 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
   producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
+  // The one read path of the RPC: the pending snapshot, then sealed blocks and past tries.
+  const reader = new LocalChainReader({
+    blocks: ctx.blocks,
+    flat: ctx.flat,
+    nodes: ctx.nodes,
+    store: ctx.store,
+    pending: () => producer.pending,
+  });
   const rpc: RpcContext = {
     chain: ctx,
+    reader,
     pool,
     producer,
     filters,

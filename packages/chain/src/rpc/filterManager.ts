@@ -12,7 +12,7 @@ import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { serverError } from './errors.js';
 import { flashblockItems } from './flashblockItems.js';
 import type { PendingShape } from './format.js';
-import { blockLogs, type LogFilter, logMatches } from './logs.js';
+import { blockLogs, type LogFilter, logMatches } from './logFilter.js';
 
 type Kind = 'logs' | 'blocks' | 'pendingTransactions';
 

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Connection, method, type Methods } from './context.js';
 import { serverError } from './errors.js';
-import { getLogs, parseFilter } from './logs.js';
+import { parseFilter } from './logFilter.js';
+import { getLogs } from './logs.js';
 
 const filterNotFound = () => serverError('filter not found');
 

@@ -12,7 +12,7 @@ import { invalidParams, serverError } from './errors.js';
 import { pendingShape } from './chainReads.js';
 import { formatBlock, formatHeader, formatTx, type PendingShape } from './format.js';
 import { subscribeFlashblockItems } from './flashblockSubscriptions.js';
-import { blockLogs, parseFilter } from './logs.js';
+import { blockLogs, parseFilter } from './logFilter.js';
 
 /**
  * A flashblock's pending block, formatted once for every newFlashblocks subscriber (a full block
