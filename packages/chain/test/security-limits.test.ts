@@ -105,7 +105,7 @@ describe('per-client limits', () => {
   });
 
   it('caps filters per connection, and removes those nobody polls', async () => {
-    const node = await nodeWith({ maxFilters: 3, filterTimeoutMs: 400 });
+    const node = await nodeWith({ maxFilters: 3, filterTimeoutMs: 1_500 });
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(await rpc(node.url, 'eth_newBlockFilter'));
     const refused = await timedCall(node.url, 'eth_newBlockFilter', []);
@@ -125,7 +125,7 @@ describe('per-client limits', () => {
     client.ws.close();
 
     // Polled ones stay; the others expire after the timeout (geth: 5 minutes).
-    const deadline = Date.now() + 1_200;
+    const deadline = Date.now() + 2_500;
     while (Date.now() < deadline) {
       await rpc(node.url, 'eth_getFilterChanges', [ids[1]]);
       await new Promise((r) => setTimeout(r, 100));
