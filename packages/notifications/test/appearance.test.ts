@@ -63,14 +63,20 @@ describe.each(backends)('project name and icon on $name', (backend) => {
       payload: { name: 'Coffee Club', icon_url: 'https://app.example.com/icon.png' },
     });
     expect(patched.statusCode).toBe(200);
-    expect(patched.json()).toMatchObject({ name: 'Coffee Club', iconUrl: 'https://app.example.com/icon.png' });
+    expect(patched.json()).toMatchObject({
+      name: 'Coffee Club',
+      iconUrl: 'https://app.example.com/icon.png',
+    });
     expect(await catalog()).toEqual([
       { appUrl: APP_URL, name: 'Coffee Club', iconUrl: 'https://app.example.com/icon.png' },
     ]);
 
     for (const [payload, message] of [
       [{ icon_url: 'javascript:alert(1)' }, 'icon_url must be an absolute http(s) URL'],
-      [{ icon_url: 'http://evil.example/x.png' }, 'icon_url must use https (http only on localhost or 127.0.0.1)'],
+      [
+        { icon_url: 'http://evil.example/x.png' },
+        'icon_url must use https (http only on localhost or 127.0.0.1)',
+      ],
       [{ name: '   ' }, 'name must be a non-empty string'],
       [{ name: 'x'.repeat(101) }, 'name must be at most 100 characters'],
     ] as const) {
