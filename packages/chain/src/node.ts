@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlockProducer } from './builder/blockProducer.js';
+import { DevControls } from './builder/devControls.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
@@ -15,19 +16,23 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
+import { anvilMethods } from './rpc/anvil.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
+import { evmMethods } from './rpc/evm.js';
 import { filterMethods } from './rpc/filters.js';
 import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
 import { testingMethods } from './rpc/testing.js';
+import { namedTraceMethods } from './rpc/tracers.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
 import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
@@ -87,7 +92,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   else flashblocks.publish(producer.pending);
   // Signature recovery, the largest per-submission cost, runs on the second core.
   const recovery = RecoveryThread.start();
+  let dev: DevControls | undefined;
   const pool = createTxPool({
+    // Senders that send without a key (anvil_impersonateAccount).
+    impersonated: (address) => dev?.impersonating(address) ?? false,
     common: producer.pending.header.common,
     recovery,
     state: producer.poolState(),
@@ -101,6 +109,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
   const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
+  const logLevel = log?.level;
+  dev = new DevControls({
+    ctx,
+    producer,
+    pool,
+    rotatePoolJournal: () => poolJournal.rotate(),
+    setLogging: (on) => {
+      if (log && logLevel) log.level = on ? logLevel : 'silent';
+    },
+  });
   const filters = new FilterManager();
   producer.onSealed((block, txs) =>
     filters.onSealed(
@@ -118,6 +136,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     clientVersion: CLIENT_VERSION,
     preconfReceipts: options.preconfReceipts,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
+    dev,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
   const dispatcher = new Dispatcher(
@@ -133,7 +152,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...txpoolMethods,
       ...debugMethods,
       ...traceMethods,
+      ...namedTraceMethods(traceMethods),
       ...testingMethods,
+      ...evmMethods,
+      ...anvilMethods,
+      ...hardhatMethods,
     },
     rpc,
   );

@@ -29,7 +29,15 @@ import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
 import { FlashblockJournal } from './flashblockJournal.js';
 import { BuilderMetrics } from './metrics.js';
-import { type IncludedTx, PendingBlock, type PendingSnapshot, type PreparedRoot } from './pendingBlock.js';
+import type { JournaledState } from '../state/journaledState.js';
+import {
+  type HeaderOverrides,
+  type IncludedTx,
+  PendingBlock,
+  type PendingSnapshot,
+  type PreparedRoot,
+  type SealedChanges,
+} from './pendingBlock.js';
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
 const STAGE_BATCH_MS = 10;
@@ -120,6 +128,15 @@ interface FlashblockTiming {
 }
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
+export type SealedChangesListener = (block: Block, changed: SealedChanges) => void;
+/**
+ * How blocks are sealed (the dev methods switch it: evm_setAutomine, evm_setIntervalMining).
+ * `interval`: flashblocks every flashblockInterval, a seal every blockTime (wharf's own);
+ * `auto`: a block per transaction (blockTime 0; Anvil's and Hardhat's default); `manual`: no
+ * sealing and no pre-confirmation of pool transactions until `mine()` (Hardhat's automine off).
+ * See docs/decisions/0140-dev-methods-and-flashblocks.md.
+ */
+export type SealMode = 'interval' | 'auto' | 'manual';
 export type FlashblockListener = (snapshot: PendingSnapshot) => void;
 /**
  * `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is
@@ -200,11 +217,21 @@ export class BlockProducer {
   private warmed = new WeakMap<PoolTransaction, Promise<void>>();
   /** Settled when the next flashblock of index 1 or more is shown, or by `stop()` (`nextShown`). */
   private readonly shownWaiters: (() => void)[] = [];
+  private mode: SealMode;
+  private readonly changesListeners = new Set<SealedChangesListener>();
+  /** Dev methods' header settings: kept for every later block (`sticky`) or the next one opened. */
+  private readonly sticky: { gasLimit?: bigint; coinbase?: Uint8Array } = {};
+  private nextHeader: { timestamp?: bigint; baseFee?: bigint } = {};
+  /** Added to the clock for block timestamps (evm_increaseTime), in ms. */
+  private clockOffsetMs = 0;
+  /** Dev methods' changes in the block being built, to apply again if it is opened again. */
+  private blockEdits: ((s: JournaledState) => Promise<void>)[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
     private readonly opts: ProducerOptions,
   ) {
+    this.mode = !opts.mining ? 'manual' : opts.blockTime === 0 ? 'auto' : 'interval';
     this.building = this.open(ctx.blocks.head);
   }
 
@@ -273,18 +300,169 @@ export class BlockProducer {
 
   start(pool: TxPool): void {
     this.pool = pool;
-    if (!this.opts.mining) return;
-    if (this.opts.blockTime === 0) {
-      pool.onAdded(() => this.enqueue(() => this.sealEach()));
-      // Transactions the pool's journal restored.
-      this.enqueue(() => this.sealEach());
-      return;
-    }
     // Transactions execute as they arrive, between flashblocks: the flashblock itself then only
     // journals and publishes what is already staged, so its deadline is met under load.
-    pool.onAdded(() => this.scheduleStage());
-    this.blockStart = this.now();
-    this.arm();
+    pool.onAdded(() => {
+      if (this.mode === 'auto') this.enqueue(() => this.sealEach());
+      else if (this.mode === 'interval') this.scheduleStage();
+    });
+    this.resume();
+  }
+
+  /** Starts the current mode's work: the flashblock timer, or sealing what the pool holds. */
+  private resume(): void {
+    if (this.mode === 'auto')
+      // Transactions the pool's journal restored, or that waited while mining was off.
+      this.enqueue(() => this.sealEach());
+    else if (this.mode === 'interval') {
+      this.blockStart = this.now();
+      this.arm();
+    }
+  }
+
+  /** Stops the flashblock timer (mode switches, rewinds). */
+  private halt(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.firesAt = Number.POSITIVE_INFINITY;
+    this.setBusy(false);
+  }
+
+  get sealMode(): SealMode {
+    return this.mode;
+  }
+
+  /** Seconds between seals in interval mode. */
+  get blockTime(): number {
+    return this.opts.blockTime;
+  }
+
+  /** Runs `fn` on the builder's queue: no flashblock or seal runs meanwhile. */
+  onQueue<T>(fn: () => Promise<T>): Promise<T> {
+    return this.enqueue(fn);
+  }
+
+  /**
+   * Switches how blocks are sealed; `blockTime` (seconds) for `interval`. What the block being
+   * built has pre-confirmed stays; it is sealed by the new mode. Consumer: builder/devControls.ts.
+   */
+  setSealMode(mode: SealMode, blockTime?: number): Promise<void> {
+    return this.enqueue(async () => {
+      this.halt();
+      const was = this.mode;
+      this.mode = mode;
+      if (blockTime !== undefined && blockTime > 0) this.opts.blockTime = blockTime;
+      // Only interval mode journals: its first append needs the block's opening record.
+      if (mode === 'interval' && was !== 'interval') {
+        await this.ctx.store.flushed();
+        this.journalOpened = this.openJournal(this.building);
+        await this.journalOpened;
+      }
+      if (this.pool) this.resume();
+    });
+  }
+
+  /** Every sealed block's changed keys (evm_revert restores them). Consumer: builder/devControls.ts. */
+  onSealedChanges(l: SealedChangesListener): () => void {
+    this.changesListeners.add(l);
+    return () => this.changesListeners.delete(l);
+  }
+
+  /**
+   * A dev method's state change (anvil_setBalance, ...) in the block being built: shown at the
+   * next flashblock (interval mode), at once otherwise, and sealed at once in auto mode (so
+   * `latest` shows it when the call returns, as with Anvil). Consumer: builder/devControls.ts.
+   */
+  edit(change: (s: JournaledState) => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      await this.building.edit(change);
+      this.blockEdits.push(change);
+      if (this.mode === 'interval') return;
+      await this.flashblock(0);
+      if (this.mode === 'auto') await this.sealPending();
+    });
+  }
+
+  /**
+   * Seconds added to the clock of future block timestamps (evm_increaseTime), the block being
+   * built included if nothing is pre-confirmed in it yet. Returns the total offset.
+   */
+  increaseTime(seconds: bigint): bigint {
+    this.clockOffsetMs += Number(seconds) * 1000;
+    this.enqueue(() => this.reopen()).catch(() => {});
+    return BigInt(Math.round(this.clockOffsetMs / 1000));
+  }
+
+  /**
+   * Header settings for the blocks to come: `timestamp` and `baseFee` for the next one,
+   * `gasLimit` and `coinbase` from the next one on. They take the block being built if nothing
+   * is pre-confirmed in it yet (it is opened again, dev changes applied again), else the next.
+   */
+  setNextHeader(h: {
+    timestamp?: bigint;
+    baseFee?: bigint;
+    gasLimit?: bigint;
+    coinbase?: Uint8Array;
+  }): Promise<void> {
+    return this.enqueue(async () => {
+      if (h.timestamp !== undefined) this.nextHeader.timestamp = h.timestamp;
+      if (h.baseFee !== undefined) this.nextHeader.baseFee = h.baseFee;
+      if (h.gasLimit !== undefined) this.sticky.gasLimit = h.gasLimit;
+      if (h.coinbase !== undefined) this.sticky.coinbase = h.coinbase;
+      await this.reopen();
+    });
+  }
+
+  /** Opens the block being built again (new header settings), if no transaction is in it yet. */
+  private async reopen(): Promise<void> {
+    const b = this.building;
+    if (b.snapshot.txs.length || b.staged.length || this.staged.length) return;
+    const edits = this.blockEdits;
+    this.building = this.open(this.ctx.blocks.head);
+    this.blockEdits = edits;
+    if (this.mode === 'interval' && this.opts.journal) {
+      this.journalOpened = this.journalOpened.then(() => this.openJournal(this.building));
+      this.journalOpened.catch((e) => this.opts.onError?.(e));
+    }
+    if (edits.length) {
+      for (const change of edits) await this.building.edit(change);
+      await this.building.publish(1);
+    }
+    this.emitFlashblock(this.building.snapshot);
+  }
+
+  /**
+   * Runs `rewrite` on the builder's queue with production stopped, every sealed block on disk
+   * and the flashblock journal emptied (what it held must never be replayed); then opens a new
+   * block on whatever head the chain has and resumes. Consumer: builder/devControls.ts
+   * (evm_revert, anvil_reset), which rewinds storage inside `rewrite`.
+   */
+  rewind(rewrite: () => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      this.halt();
+      clearTimeout(this.stageTimer);
+      this.stageTimer = undefined;
+      await this.journalOpened.catch(() => {});
+      for (const u of this.unsynced.splice(0)) await u.catch(() => {});
+      await this.ctx.store.flushed();
+      await this.opts.journal?.reset();
+      await rewrite();
+      this.building = this.open(this.ctx.blocks.head);
+      this.included.clear();
+      this.nextNonce.clear();
+      this.clearStaged();
+      this.hidden = undefined;
+      this.leftToNext = new Set();
+      this.warmed = new WeakMap();
+      this.blockEdits = [];
+      this.journalOpened = Promise.resolve();
+      if (this.mode === 'interval') {
+        this.journalOpened = this.openJournal(this.building);
+        await this.journalOpened;
+      }
+      this.emitFlashblock(this.building.snapshot);
+      if (this.pool) this.resume();
+    });
   }
 
   onSealed(l: SealListener): () => void {
@@ -321,12 +499,19 @@ export class BlockProducer {
     return () => this.busyListeners.delete(l);
   }
 
-  /** Publishes a last flashblock and seals the pending block now (tests, evm_mine-like use). */
-  mine(): Promise<Block> {
+  /**
+   * Publishes a last flashblock and seals the pending block now (evm_mine); resolves once it is
+   * sealed. `timestamp`: the block's, if it is still open to it (see setNextHeader).
+   */
+  mine(timestamp?: bigint): Promise<Block> {
     return this.enqueue(async () => {
+      if (timestamp !== undefined) {
+        this.nextHeader.timestamp = timestamp;
+        await this.reopen();
+      }
       await this.flashblock();
       const block = await this.sealPending();
-      if (this.timer) {
+      if (this.mode === 'interval' && this.timer) {
         this.blockStart = this.now();
         this.arm();
       }
@@ -459,9 +644,18 @@ export class BlockProducer {
   }
 
   private open(parent: Block, timestamp?: bigint, warm?: StateTrie): PendingBlock {
-    const now = BigInt(Math.floor(this.now() / 1000));
-    const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
-    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm);
+    const now = BigInt(Math.floor((this.now() + this.clockOffsetMs) / 1000));
+    const next = this.nextHeader;
+    let ts = timestamp ?? next.timestamp;
+    if (timestamp === undefined && next.timestamp !== undefined && next.timestamp > parent.header.timestamp)
+      // Later blocks continue from the timestamp set (Anvil's evm_setNextBlockTimestamp).
+      this.clockOffsetMs = Number(next.timestamp) * 1000 - this.now();
+    if (ts === undefined || ts <= parent.header.timestamp)
+      ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const overrides: HeaderOverrides = { ...this.sticky, baseFee: next.baseFee };
+    this.nextHeader = {};
+    this.blockEdits = [];
+    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm, overrides);
   }
 
   private async openJournal(b: PendingBlock): Promise<void> {
@@ -694,7 +888,7 @@ export class BlockProducer {
     let prepared: PreparedRoot | undefined;
     let journalMs: number | undefined;
     let rootMs: number | undefined;
-    if (done.length && this.opts.journal && this.opts.blockTime > 0) {
+    if (done.length && this.opts.journal && this.mode === 'interval') {
       const from = this.now();
       // One synchronous write (the journal's files are O_DSYNC), made once the state root's
       // computation has begun (it runs in the microtask after): the root's trie reads proceed
@@ -788,7 +982,14 @@ export class BlockProducer {
    */
   private async sealPending(openJournal = true): Promise<Block> {
     const started = this.now();
-    const { block, txs, commit, trie } = await this.building.prepareSeal();
+    const { block, txs, commit, trie, changed } = await this.building.prepareSeal();
+    for (const l of this.changesListeners) {
+      try {
+        l(block, changed);
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
+    }
     // The warm trie keeps every node the chain touched: now and then keep only its top levels.
     if (block.header.number % WARM_TRIE_EVICT_EVERY === 0n) trie.evict(WARM_TRIE_KEEP_DEPTH);
     const next = this.open(block, undefined, trie);
@@ -820,7 +1021,7 @@ export class BlockProducer {
         this.opts.onError?.(e);
       }
     }
-    const journaled = this.opts.journal !== undefined && this.opts.blockTime > 0;
+    const journaled = this.opts.journal !== undefined && this.mode === 'interval';
     // Without a journal (blockTime 0 seals each transaction at once, never pre-confirming) the
     // batch is the only copy: the next block is built only once it is on disk.
     if (!journaled) await durable;

@@ -9,7 +9,7 @@ import { type Block, createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, generateAddress } from '@ethereumjs/util';
 import { bigintToBytes } from '../primitives/hex.js';
-import { runTx } from '@ethereumjs/vm';
+import { runTx, type VM } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { ChainContext } from './chainContext.js';
@@ -176,13 +176,19 @@ export async function runCall(
   at: CallBlock,
   args: CallArgs,
   gas: bigint,
-  opts: { accessList?: boolean; moved?: Map<string, Uint8Array> } = {},
+  opts: {
+    accessList?: boolean;
+    moved?: Map<string, Uint8Array>;
+    /** Called with the VM and the call's overlay before it runs (tracers). */
+    instrument?: (vm: VM, overlay: JournaledState) => void;
+  } = {},
 ): Promise<CallOutcome> {
   const block = callBlock(ctx, at, args);
   // A pre-Byzantium receipt's state root is never looked at here.
   const overlay = new JournaledState(state, async () => new Uint8Array(32));
   const vm = await createVm(ctx.spec.common, overlay, ctx.blocks, at);
   if (opts.moved) movePrecompiles(vm, opts.moved);
+  opts.instrument?.(vm, overlay);
   const nonce = args.nonce ?? (await overlay.readAccount(args.from ?? ZERO_ADDRESS))?.nonce ?? 0n;
   let tx: TypedTransaction;
   try {

@@ -4,6 +4,7 @@
  * Methods table; server.ts merges them.
  */
 import type { BlockProducer } from '../builder/blockProducer.js';
+import type { DevApi } from '../builder/devApi.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import type { TxPool } from '../txpool/types.js';
 import type { FilterManager } from './filterManager.js';
@@ -22,6 +23,8 @@ export interface RpcContext {
   preconfReceipts: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
+  /** The test methods' controls (anvil_*, hardhat_*, evm_*); absent where they make no sense. */
+  dev?: DevApi;
   log?: (e: unknown) => void;
 }
 

@@ -205,6 +205,31 @@ export class ChainStore {
   }
 
   /**
+   * One atomic, synced batch of arbitrary operations, after every queued block is on disk: the
+   * dev methods that rewrite history (evm_revert drops blocks and restores the flat state).
+   */
+  async rewrite(ops: { key: Bytes; value?: Bytes }[]): Promise<void> {
+    await this.flushed();
+    const batch = this.db.batch();
+    for (let i = 0; i < ops.length; i++) {
+      if (i % BATCH_SLICE === 0) await nextTurn();
+      const { key, value } = ops[i];
+      if (value) batch.put(key, value);
+      else batch.del(key);
+    }
+    await batch.write({ sync: true } as never);
+    this.renewView();
+  }
+
+  /** Every key starting with `prefix` (one byte: a kind of entry, see keys.ts). */
+  async keysWithPrefix(prefix: Bytes): Promise<Bytes[]> {
+    const end = concat(prefix, new Uint8Array(80).fill(0xff));
+    const out: Bytes[] = [];
+    for await (const k of this.db.keys({ gte: prefix, lt: end })) out.push(k);
+    return out;
+  }
+
+  /**
    * Queues a sealed block and its state diff for one atomic batch, moving the head to it; what it
    * writes is readable through this store at once. Resolves when the batch is on disk.
    * `fillAfter`: the batch is filled (~10,000 puts on this thread, in slices) only once it
