@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { loadTest, rpc, table } from './lib/load.mjs';
-import { MNEMONIC, anvilNode, hardhatNode, wharfNode } from './lib/peers.mjs';
+import { MNEMONIC, anvilNode, hardhatNode, installedPeers, wharfNode } from './lib/peers.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -25,7 +25,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const scenarios = positionals.length ? positionals : ['reads', 'block', 'mine', 'import'];
-const peers = values.peers.split(',');
+const peers = installedPeers(values.peers.split(','));
 const seconds = Number(values.seconds);
 const starters = { wharf: wharfNode, anvil: anvilNode, hardhat: hardhatNode };
 let nextPort = 18545;

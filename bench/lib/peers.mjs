@@ -1,7 +1,8 @@
 /**
  * Starts the nodes a benchmark compares, each on its own 127.0.0.1 port, and stops them.
  * wharf runs from the built CLI (npm run build), Anvil from @foundry-rs/anvil-linux-amd64,
- * Hardhat 2 from its npm package with a throwaway config.
+ * Hardhat 2 from its npm package with a throwaway config. Both peers are optional dependencies
+ * of the bench (Anvil's binary is Linux x64 only): a peer that is not installed is left out.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,26 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(import.meta.dirname, '../..');
+
+/** The package each peer runs from; wharf itself is always there. */
+const peerPackages = { anvil: '@foundry-rs/anvil-linux-amd64/package.json', hardhat: 'hardhat/package.json' };
+
+/** The requested peers that are installed; says on stderr which ones are left out and why. */
+export function installedPeers(requested) {
+  return requested.filter((peer) => {
+    if (!peerPackages[peer]) return true;
+    try {
+      require.resolve(peerPackages[peer]);
+      return true;
+    } catch {
+      const pkg = peerPackages[peer].replace(/\/package\.json$/, '');
+      process.stderr.write(
+        `bench: skipping ${peer}: ${pkg} is not installed (an optional dependency; Anvil's is Linux x64 only)\n`,
+      );
+      return false;
+    }
+  });
+}
 
 export const MNEMONIC = 'test test test test test test test test test test test junk';
 

@@ -58,6 +58,8 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
 
 export async function startChainNode(options: ChainNodeOptions): Promise<ChainNode> {
   const log = options.logger;
+  let ownStart: () => void = () => {};
+  const started = options.started ?? new Promise<void>((resolve) => (ownStart = resolve));
   const fresh = await chainConfigOf(options);
   const ctx = await openChain(options.dataDir, fresh, {
     requireSame: (stored) => {
@@ -69,7 +71,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   const { spec } = ctx;
-  log?.info({ head: Number(ctx.blocks.head.header.number), chainId: Number(spec.chainId) }, 'chain opened');
+  log?.info(
+    { head: Number(ctx.blocks.head.header.number), chainId: Number(spec.chainId) },
+    'opened the chain',
+  );
 
   const producer = new BlockProducer(ctx, {
     blockTime: options.blockTime,
@@ -77,7 +82,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     mining: options.mining,
     journal: await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
-    onLate: lateFlashblockLogger(log),
+    onLate: lateFlashblockLogger(log, Date.now, started),
   });
   const flashblocks = new FlashblocksStream();
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
@@ -189,7 +194,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  log?.info({ port: server.port }, 'json-rpc listening');
+  log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
+  ownStart();
 
   let closed: Promise<void> | undefined;
   return {

@@ -36,6 +36,12 @@ export interface ChainNodeOptions {
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
   logger?: Logger;
+  /**
+   * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
+   * the chain). Flashblocks due before then are not warned about as late (debug level instead).
+   * Default: the node's own start.
+   */
+  started?: Promise<unknown>;
 }
 
 export const defaultChainNodeOptions: ChainNodeOptions = {

@@ -644,6 +644,42 @@ describe('the late-flashblock warning', () => {
       'the flashblock or seal before it ran past its deadline',
     );
   });
+
+  it('stays quiet (debug) about flashblocks due before the process had started', async () => {
+    const warned: any[] = [];
+    const debugged: any[] = [];
+    const log = {
+      warn: (o: unknown) => warned.push(o),
+      debug: (o: unknown) => debugged.push(o),
+    };
+    let t = 1000;
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const report = lateFlashblockLogger(log as never, () => t, started);
+    const late = {
+      block: 1n,
+      index: 1,
+      lateMs: 150,
+      behindMs: 0,
+      timerMs: 150,
+      queuedMs: 0,
+      buildMs: 0,
+      stageMs: 0,
+      stagedHere: 0,
+      wakeMs: 0,
+    };
+    report(late); // while starting
+    t = 2000;
+    markStarted();
+    await started;
+    t = 2100;
+    report({ ...late, index: 2, lateMs: 150 }); // due at 1950, before the start ended at 2000
+    expect(warned).toEqual([]);
+    expect(debugged.map((d) => d.index)).toEqual([1, 2]);
+    t = 2300;
+    report({ ...late, index: 3, lateMs: 50 }); // due at 2250: after the start, a real warning
+    expect(warned).toEqual([expect.objectContaining({ index: 3, lateMs: 50 })]);
+  });
 });
 
 describe('flashblocks durability (kill -9 of a child node)', () => {

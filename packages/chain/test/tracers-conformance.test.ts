@@ -62,9 +62,8 @@ describe.skipIf(!have)('named tracers over the conformance chain', () => {
     const head = BigInt(await rpc(node.url, 'eth_blockNumber', []));
     for (let n = 1n; n <= head; n++) {
       const b = await rpc(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
-      b.transactions.forEach((hash: string, index: number) =>
-        txs.push({ hash, block: n, index, count: b.transactions.length }),
-      );
+      for (const [index, hash] of (b.transactions as string[]).entries())
+        txs.push({ hash, block: n, index, count: b.transactions.length });
     }
   }, 120_000);
   afterAll(async () => {
@@ -130,14 +129,18 @@ describe.skipIf(!have)('named tracers over the conformance chain', () => {
       const where = `${t.hash} (block ${t.block})`;
       expect(Object.keys(pre), where).toContain(tx.from);
       for (const [address, a] of Object.entries<any>(pre)) {
-        expect(a.balance, `${where} ${address}`).toBe(await rpc(node.url, 'eth_getBalance', [address, parent]));
+        expect(a.balance, `${where} ${address}`).toBe(
+          await rpc(node.url, 'eth_getBalance', [address, parent]),
+        );
         const nonce = Number(await rpc(node.url, 'eth_getTransactionCount', [address, parent]));
         if (nonce) expect(a.nonce, `${where} ${address}`).toBe(nonce);
         else expect(a.nonce, `${where} ${address}`).toBeUndefined();
         const code = await rpc(node.url, 'eth_getCode', [address, parent]);
         expect(a.code ?? '0x', `${where} ${address}`).toBe(code);
         for (const [slot, v] of Object.entries<string>(a.storage ?? {}))
-          expect(v, `${where} ${address} ${slot}`).toBe(await rpc(node.url, 'eth_getStorageAt', [address, slot, parent]));
+          expect(v, `${where} ${address} ${slot}`).toBe(
+            await rpc(node.url, 'eth_getStorageAt', [address, slot, parent]),
+          );
       }
       const diff = await rpc(node.url, 'debug_traceTransaction', [
         t.hash,
@@ -150,7 +153,9 @@ describe.skipIf(!have)('named tracers over the conformance chain', () => {
       checkedPost++;
       for (const [address, a] of Object.entries<any>(diff.post)) {
         if (a.balance !== undefined)
-          expect(a.balance, `${where} ${address}`).toBe(await rpc(node.url, 'eth_getBalance', [address, block]));
+          expect(a.balance, `${where} ${address}`).toBe(
+            await rpc(node.url, 'eth_getBalance', [address, block]),
+          );
         if (a.nonce !== undefined)
           expect(a.nonce, `${where} ${address}`).toBe(
             Number(await rpc(node.url, 'eth_getTransactionCount', [address, block])),
@@ -158,10 +163,13 @@ describe.skipIf(!have)('named tracers over the conformance chain', () => {
         if (a.code !== undefined)
           expect(a.code, `${where} ${address}`).toBe(await rpc(node.url, 'eth_getCode', [address, block]));
         for (const [slot, v] of Object.entries<string>(a.storage ?? {}))
-          expect(v, `${where} ${address} ${slot}`).toBe(await rpc(node.url, 'eth_getStorageAt', [address, slot, block]));
+          expect(v, `${where} ${address} ${slot}`).toBe(
+            await rpc(node.url, 'eth_getStorageAt', [address, slot, block]),
+          );
         // pre holds what changed, as it was.
         const before = diff.pre[address];
-        if (before?.balance !== undefined && a.balance !== undefined) expect(before.balance).not.toBe(a.balance);
+        if (before?.balance !== undefined && a.balance !== undefined)
+          expect(before.balance).not.toBe(a.balance);
       }
     }
     expect(checkedPost).toBeGreaterThan(0);

@@ -3,7 +3,15 @@ import type { ChainNode } from '@wharf/chain';
 import { toChecksumAddress } from './checksum.js';
 import { version } from './version.js';
 
-/** What `wharf up` prints once serving, as Anvil does: URLs, dev accounts with keys, the admin token. */
+/** The first line `wharf up` prints, before one log line per start-up step. */
+export function startTitle(dataDir: string): string {
+  return `wharf ${version}: starting the chain node and the platform (data in ${path.resolve(dataDir)})\n`;
+}
+
+/**
+ * What `wharf up` prints once serving, as Anvil does: the dev accounts with their keys, then what
+ * a person opens next (URLs, admin token) last, where the eye lands.
+ */
 export function upBanner(input: {
   startedMs: number;
   platformUrl: string;
@@ -14,17 +22,7 @@ export function upBanner(input: {
   balanceWei: bigint;
   mnemonic: string;
 }): string {
-  const lines: string[] = [];
-  lines.push(`wharf ${version} ready in ${input.startedMs} ms`, '');
-  lines.push(`  Platform    ${input.platformUrl}`);
-  lines.push(`  Dashboard   ${input.platformUrl}/dashboard`);
-  lines.push(`  API docs    ${input.platformUrl}/api/v1/openapi.json`);
-  if (input.chain) {
-    lines.push(`  Chain RPC   ${input.chain.url}   ${input.chain.wsUrl}   chain id ${input.chain.chainId}`);
-  } else {
-    lines.push(`  Chain RPC   not running: ${input.chainError ?? 'unknown error'}`);
-  }
-  lines.push(`  Data        ${path.resolve(input.dataDir)}`, '');
+  const lines: string[] = [''];
   if (input.chain && input.chain.accounts.length > 0) {
     const eth = formatEther(input.balanceWei);
     lines.push(`Available accounts (${eth} ETH each)`, '==================');
@@ -33,6 +31,16 @@ export function upBanner(input: {
     for (const [i, a] of input.chain.accounts.entries()) lines.push(`(${i}) ${a.privateKey}`);
     lines.push('', 'Mnemonic', '==================', input.mnemonic, '');
   }
+  lines.push(`wharf ${version} ready in ${input.startedMs} ms`, '');
+  lines.push(`  Platform    ${input.platformUrl}`);
+  lines.push(`  Dashboard   ${input.platformUrl}/dashboard`);
+  lines.push(`  API docs    ${input.platformUrl}/api/docs`);
+  if (input.chain) {
+    lines.push(`  Chain RPC   ${input.chain.url}   ${input.chain.wsUrl}   chain id ${input.chain.chainId}`);
+  } else {
+    lines.push(`  Chain RPC   not running: ${input.chainError ?? 'unknown error'}`);
+  }
+  lines.push(`  Data        ${path.resolve(input.dataDir)}`, '');
   lines.push(`Admin token: ${input.adminToken}`, '', 'Press Ctrl-C to stop.', '');
   return lines.join('\n');
 }

@@ -39,17 +39,12 @@ export interface ServeFlags {
   chainId?: bigint;
 }
 
-export async function startChain(flags: ChainFlags, logger: Logger): Promise<ChainNode> {
-  logger.info(
-    {
-      dataDir: path.resolve(flags.dataDir),
-      chainId: flags.chainId.toString(),
-      blockTime: flags.blockTime,
-      mining: flags.mining,
-      preconfReceipts: flags.preconfReceipts,
-    },
-    'starting chain node',
-  );
+export async function startChain(
+  flags: ChainFlags,
+  logger: Logger,
+  /** Resolves once the whole process has started (see ChainNodeOptions.started). */
+  started?: Promise<unknown>,
+): Promise<ChainNode> {
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
@@ -69,10 +64,10 @@ export async function startChain(flags: ChainFlags, logger: Logger): Promise<Cha
     balance: flags.balance,
     genesisPath: flags.genesis,
     logger: logger.child({ part: 'chain' }),
+    started,
   });
   // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
   lowerHelperThreads();
-  logger.info({ url: node.url }, 'chain node listening');
   return node;
 }
 
@@ -91,15 +86,15 @@ export async function startPlatform(
   logger: Logger,
 ): Promise<{ server: PlatformServer; adminToken: string }> {
   const adminToken = flags.adminToken ?? crypto.randomBytes(24).toString('base64url');
-  logger.info(
+  const platformLog = logger.child({ part: 'platform' });
+  platformLog.info(
     {
       store: flags.databaseUrl
         ? redactUrl(flags.databaseUrl)
         : path.resolve(flags.dataDir, 'notifications.sqlite'),
-      redis: flags.redisUrl ? redactUrl(flags.redisUrl) : 'in process',
-      rateLimit: flags.rateLimit,
+      ...(flags.redisUrl ? { redis: redactUrl(flags.redisUrl) } : {}),
     },
-    'starting platform server',
+    `opening the notifications store (${flags.databaseUrl ? 'PostgreSQL' : 'SQLite'})`,
   );
   const { startPlatformServer } = await import('@wharf/notifications');
   const server = await startPlatformServer({
@@ -114,8 +109,7 @@ export async function startPlatform(
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
     webRoot: webRoot(),
-    logger: logger.child({ part: 'platform' }),
+    logger: platformLog,
   });
-  logger.info({ url: server.url }, 'platform server listening');
   return { server, adminToken };
 }

@@ -30,6 +30,7 @@ import type { DeveloperDeps } from './domain/deps.js';
 import { createUlidGenerator } from './domain/ulid.js';
 import { ServiceError } from './errors.js';
 import { adminRoutes } from './http/adminRoutes.js';
+import { registerApiDocs } from './http/apiDocs.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
 import { ErrorBody } from './http/schemas.js';
@@ -181,9 +182,24 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
         description:
           'In-app notifications for mini apps: list the users who pinned an app, check one wallet, send. Every error answers {success: false, error, message}.',
       },
+      // The developer API first: it is what a mini-app developer opens the reference for.
+      tags: [
+        {
+          name: 'notifications',
+          description: "The developer API: your app's users, one wallet's status, send",
+        },
+        { name: 'client', description: 'The platform app: sign-in, pins, inbox, live stream' },
+        { name: 'dashboard', description: 'The developer dashboard: projects, keys, users, test sends' },
+        { name: 'admin', description: 'The operator: projects, whitelisting, keys' },
+      ],
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: "The project's API key (`wharf project create`, or the dashboard)",
+          },
           adminToken: { type: 'http', scheme: 'bearer' },
           session: {
             type: 'http',
@@ -208,6 +224,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/api/v1/openapi.json', async () => app.swagger());
+  await registerApiDocs(app);
   // What the platform app needs to reach the chain and to sign in (SIWE names this chain id),
   // so that `wharf up --chain-port/--chain-id` works in the browser without manual settings.
   app.get(

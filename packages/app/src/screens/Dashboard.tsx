@@ -82,7 +82,7 @@ export function Dashboard({ route }: { route: Route }) {
             <Link href="/dashboard/chain" className={route.screen === 'chain' ? 'navlink active' : 'navlink'}>
               <Icon name="blocks" /> Chain
             </Link>
-            <a href="/api/v1/openapi.json" className="navlink" target="_blank" rel="noreferrer">
+            <a href="/api/docs" className="navlink" target="_blank" rel="noreferrer">
               <Icon name="external" /> API docs
             </a>
             <div className="grow" />

@@ -354,7 +354,7 @@ export class DevControls implements DevApi {
   // ---- state files ----
 
   async dumpState(): Promise<AnvilState> {
-    return this.producer.onQueue(async () => {
+    return this.producer.exclusive(async () => {
       const { store } = this.ctx;
       await store.flushed();
       const accounts = new Map<string, AnvilAccount>();

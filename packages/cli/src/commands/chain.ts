@@ -2,10 +2,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { toChecksumAddress } from '../checksum.js';
 import { type ChainFlags, startChain } from '../compose.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogFlags } from '../logger.js';
 import { progressBar } from '../progress.js';
 import { shutdownOnSignal } from '../shutdown.js';
-import { addChainOptions, addDataDirOption, addHostOption } from './options.js';
+import { addChainOptions, addDataDirOption, addHostOption, addLogOptions } from './options.js';
 
 export function registerChainCommands(program: Command): void {
   const chain = program.command('chain').description('the chain node: run it, import and export chains');
@@ -16,8 +16,9 @@ export function registerChainCommands(program: Command): void {
   addHostOption(start);
   addDataDirOption(start);
   addChainOptions(start, '--port');
-  start.action(async (opts: ChainFlags) => {
-    const logger = createLogger();
+  addLogOptions(start);
+  start.action(async (opts: ChainFlags & LogFlags) => {
+    const logger = createLogger(opts);
     const shutdown = shutdownOnSignal(logger);
     const node = await startChain(opts, logger);
     shutdown.add(() => node.close());

@@ -10,6 +10,7 @@ import {
   parseSeconds,
   parseUrl,
 } from '../flags.js';
+import { logFormats, logLevels } from '../logger.js';
 
 export function addDataDirOption(cmd: Command): Command {
   return cmd.addOption(
@@ -139,4 +140,23 @@ export function addHostOption(cmd: Command): Command {
   return cmd.addOption(
     new Option('--host <host>', 'interface to listen on').env('WHARF_HOST').default('127.0.0.1'),
   );
+}
+
+/** Log flags of the long-running commands (`up`, `chain start`, `serve`). */
+export function addLogOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--log-level <level>', 'least severe log level written to stderr')
+        .env('WHARF_LOG_LEVEL')
+        .choices(logLevels)
+        .default('info'),
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'pretty: one line per event; json: one JSON object per line (default: pretty on a terminal, json otherwise)',
+      )
+        .env('WHARF_LOG_FORMAT')
+        .choices(logFormats),
+    );
 }

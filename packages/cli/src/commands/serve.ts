@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { type ServeFlags, startPlatform } from '../compose.js';
 import { parseUrl } from '../flags.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogFlags } from '../logger.js';
 import { shutdownOnSignal } from '../shutdown.js';
-import { addHostOption, addServeOptions } from './options.js';
+import { addHostOption, addLogOptions, addServeOptions } from './options.js';
 
 export function registerServeCommand(program: Command): void {
   const cmd = program
@@ -16,8 +16,9 @@ export function registerServeCommand(program: Command): void {
     'JSON-RPC URL of the chain node (ERC-1271 sign-in, chain view)',
     parseUrl(['http:', 'https:']),
   );
-  cmd.action(async (opts: ServeFlags) => {
-    const logger = createLogger();
+  addLogOptions(cmd);
+  cmd.action(async (opts: ServeFlags & LogFlags) => {
+    const logger = createLogger(opts);
     const shutdown = shutdownOnSignal(logger);
     const { server, adminToken } = await startPlatform(opts, logger);
     shutdown.add(() => server.close());

@@ -1,10 +1,10 @@
 import type { ChainNode } from '@wharf/chain';
 import type { Command } from 'commander';
-import { upBanner } from '../banner.js';
+import { startTitle, upBanner } from '../banner.js';
 import { type ChainFlags, type ServeFlags, startChain, startPlatform } from '../compose.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogFlags } from '../logger.js';
 import { shutdownOnSignal } from '../shutdown.js';
-import { addChainOptions, addHostOption, addServeOptions } from './options.js';
+import { addChainOptions, addHostOption, addLogOptions, addServeOptions } from './options.js';
 
 export function registerUpCommand(program: Command): void {
   const cmd = program
@@ -13,14 +13,20 @@ export function registerUpCommand(program: Command): void {
   addHostOption(cmd);
   addServeOptions(cmd);
   addChainOptions(cmd, '--chain-port');
-  cmd.action(async (opts: ServeFlags & Omit<ChainFlags, 'port'> & { chainPort: number }) => {
+  addLogOptions(cmd);
+  cmd.action(async (opts: ServeFlags & Omit<ChainFlags, 'port'> & LogFlags & { chainPort: number }) => {
     const started = performance.now();
-    const logger = createLogger();
+    process.stdout.write(startTitle(opts.dataDir));
+    const logger = createLogger(opts);
     const shutdown = shutdownOnSignal(logger);
+    // The chain builds flashblocks while the platform starts on the same thread: those are late
+    // because of the start, and the chain is told when the start is over (see lateFlashblocks.ts).
+    let markStarted: () => void = () => {};
+    const processStarted = new Promise<void>((resolve) => (markStarted = resolve));
     let chain: ChainNode | undefined;
     let chainError: string | undefined;
     try {
-      chain = await startChain({ ...opts, port: opts.chainPort }, logger);
+      chain = await startChain({ ...opts, port: opts.chainPort }, logger, processStarted);
       shutdown.add(() => chain!.close());
     } catch (error) {
       chainError = error instanceof Error ? error.message : String(error);
@@ -36,6 +42,8 @@ export function registerUpCommand(program: Command): void {
       throw error;
     }
     shutdown.add(() => platform.server.close());
+    // The step lines go through pino's worker thread: let them reach the terminal before the banner.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.stdout.write(
       upBanner({
         startedMs: Math.round(performance.now() - started),
@@ -48,6 +56,7 @@ export function registerUpCommand(program: Command): void {
         mnemonic: opts.mnemonic,
       }),
     );
+    markStarted();
     cmd.setOptionValue('__exitCode', await shutdown.done);
   });
 }

@@ -1,0 +1,136 @@
+/**
+ * When flashblocks are built and shown: pure arithmetic over the block's start, the interval and
+ * the recent build times, with no timers and no clock of its own (every method takes `now`), so
+ * that it is tested with fake time (test/builder-schedule.test.ts).
+ *
+ *   block opens at `blockStart` ─> flashblock k is due at blockStart + k * interval (the last at
+ *   blockTime) ─> its build starts `lead()` before that ─> it stops executing transactions at
+ *   `stagingStopsAt(due, started)` ─> it is shown at the deadline ─> after the last, the seal.
+ *
+ * Why the lead and the staging stop are what they are: docs/decisions (flashblock deadlines).
+ */
+
+/** Recent flashblock build times kept to decide how early the next one starts. */
+const BUILD_TIMES_KEPT = 50;
+/** Which of the kept build times the lead covers, the margin added, and its cap (of an interval). */
+const LEAD_PERCENTILE = 0.98;
+const LEAD_MARGIN_MS = 20;
+const LEAD_CAP = 0.3;
+/**
+ * When a flashblock stops executing transactions: this much later than its deadline less its
+ * recent finishing time (journal write, root, publication; negative: earlier), and never before
+ * it has staged `STAGE_MIN_MS`.
+ */
+const LATE_ALLOWANCE_MS = -10;
+const STAGE_MIN_MS = 12;
+
+export interface ScheduleOptions {
+  /** Seconds between seals (> 0: blockTime 0 seals per transaction and has no schedule). */
+  blockTime: number;
+  /** Milliseconds between flashblocks. */
+  flashblockInterval: number;
+}
+
+/** A timed flashblock's timer: its deadline and when building starts (ms, the producer's clock). */
+export interface Deadline {
+  /** When the flashblock is shown (open + index * interval, at most the block time). */
+  showAt: number;
+  /** When its timer fires: the deadline less the lead, never in the past. */
+  firesAt: number;
+}
+
+export class FlashblockSchedule {
+  /** When the block being built opened: its deadlines are counted from here. */
+  private blockStart = 0;
+  /** How long recent flashblocks took from their timer firing to being built (ms). */
+  private readonly buildTimes: number[] = [];
+  /** How long recent flashblocks with transactions took from the end of their staging to being built (ms). */
+  private readonly finishTimes: number[] = [];
+  /** How long recent `rootAhead` calls took (ms). */
+  private readonly aheadTimes: number[] = [];
+
+  constructor(private readonly opts: ScheduleOptions) {}
+
+  private get blockMs(): number {
+    return this.opts.blockTime * 1000;
+  }
+
+  /** A block opened now (start, or a seal outside the timer such as `mine()`). */
+  startBlock(now: number): void {
+    this.blockStart = now;
+  }
+
+  /**
+   * The block was sealed after its last flashblock: the next one's deadlines stay on the grid
+   * unless the builder fell more than one interval behind.
+   */
+  sealed(now: number): void {
+    const due = this.blockStart + this.blockMs;
+    this.blockStart = now - due > this.opts.flashblockInterval ? now : due;
+  }
+
+  /** When flashblock `index` of the block is shown, and when its build starts. */
+  deadline(index: number, now: number): Deadline {
+    const showAt = this.blockStart + Math.min(index * this.opts.flashblockInterval, this.blockMs);
+    return { showAt, firesAt: Math.max(now, showAt - this.lead()) };
+  }
+
+  /** Whether flashblock `index` is the block's last: the seal follows it. */
+  isLast(index: number): boolean {
+    return index * this.opts.flashblockInterval >= this.blockMs;
+  }
+
+  /**
+   * How early a flashblock starts: the LEAD_PERCENTILE of recent builds, or the longest of the
+   * last few when load has just risen, plus LEAD_MARGIN_MS; at most LEAD_CAP of an interval.
+   */
+  lead(): number {
+    if (!this.buildTimes.length) return 0;
+    const cap = this.opts.flashblockInterval * LEAD_CAP;
+    return Math.min(cap, Math.ceil(highOf(this.buildTimes)) + LEAD_MARGIN_MS);
+  }
+
+  /**
+   * When a flashblock shown at `showAt` and started at `started` stops executing transactions:
+   * before its deadline by the time its journal write, state root and publication have recently
+   * taken, less LATE_ALLOWANCE_MS, and not before it has staged STAGE_MIN_MS. What it has not
+   * reached goes into the next flashblock.
+   */
+  stagingStopsAt(showAt: number, started: number): number {
+    const stop = this.finishTimes.length
+      ? showAt - Math.ceil(highOf(this.finishTimes)) + LATE_ALLOWANCE_MS
+      : showAt;
+    return Math.max(stop, started + STAGE_MIN_MS);
+  }
+
+  /**
+   * A timed flashblock was built: `sinceTimer` from its timer firing (or its start, if later) to
+   * built; `finish` from the end of its staging to built, if it had transactions.
+   */
+  recordBuild(sinceTimer: number, finish?: number): void {
+    keep(this.buildTimes, sinceTimer);
+    if (finish !== undefined) keep(this.finishTimes, finish);
+  }
+
+  /** Whether a root computed ahead at `now` would recently have finished before `firesAt`. */
+  rootAheadFits(now: number, firesAt: number): boolean {
+    return !this.aheadTimes.length || now + highOf(this.aheadTimes) < firesAt;
+  }
+
+  recordRootAhead(ms: number): void {
+    keep(this.aheadTimes, ms);
+  }
+}
+
+/** Adds a recent time, keeping BUILD_TIMES_KEPT. */
+function keep(times: number[], ms: number): void {
+  times.push(ms);
+  if (times.length > BUILD_TIMES_KEPT) times.shift();
+}
+
+/** The LEAD_PERCENTILE of recent times, or the longest of the last few when they have just risen. */
+export function highOf(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  const high = sorted[Math.floor(sorted.length * LEAD_PERCENTILE)] ?? 0;
+  return Math.max(high, ...times.slice(-5));
+}
