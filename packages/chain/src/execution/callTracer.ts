@@ -104,7 +104,8 @@ export function attachCallTracer(vm: VM, config: CallTracerConfig = {}) {
     else type = pendingOp.get(depth - 1) ?? (m.to ? 'CALL' : 'CREATE');
     pendingOp.delete(depth - 1);
     const from = m.delegatecall && m.to ? m.to : m.caller;
-    const codeAddress = (m as { codeAddress?: { toString(): string } }).codeAddress ?? m.to;
+    // `codeAddress` is a getter that throws when unset (creates): read its field.
+    const codeAddress = (m as { _codeAddress?: { toString(): string } })._codeAddress ?? m.to;
     const frame: CallFrame = {
       type,
       from: from.toString(),
