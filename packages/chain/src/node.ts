@@ -6,8 +6,10 @@
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { BlockProducer } from './builder/blockProducer.js';
 import { DevControls } from './builder/devControls.js';
+import { formatAnvilState, parseAnvilState, StateFileError } from './state/anvilStateFile.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
@@ -35,7 +37,13 @@ import { testingMethods } from './rpc/testing.js';
 import { namedTraceMethods } from './rpc/tracers.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
-import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
+import {
+  attachJournal,
+  createFileTxJournal,
+  createTxPool,
+  RecoveryThread,
+  type TxJournal,
+} from './txpool/index.js';
 
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
@@ -56,12 +64,46 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
   };
 }
 
+/** --ephemeral: the pool keeps no journal either. */
+const noTxJournal: TxJournal = {
+  load: async () => [],
+  append: () => {},
+  rotate: async () => {},
+  close: async () => {},
+};
+
+/** An Anvil state file (plain JSON, or gzipped as anvil_dumpState answers). */
+async function readStateFile(path: string) {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(path);
+  } catch (e) {
+    throw new StateFileError(`cannot read the state file ${path}: ${(e as Error).message}`);
+  }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new StateFileError(`the state file ${path} is not JSON: ${(e as Error).message}`);
+  }
+  try {
+    return parseAnvilState(json);
+  } catch (e) {
+    throw new StateFileError(`the state file ${path}: ${(e as Error).message}`);
+  }
+}
+
 export async function startChainNode(options: ChainNodeOptions): Promise<ChainNode> {
   const log = options.logger;
   let ownStart: () => void = () => {};
   const started = options.started ?? new Promise<void>((resolve) => (ownStart = resolve));
   const fresh = await chainConfigOf(options);
+  const ephemeral = options.ephemeral ?? false;
+  // A state file is read before anything starts: a bad one stops the start, naming what is wrong.
+  const loadState = options.loadState ? await readStateFile(options.loadState) : undefined;
   const ctx = await openChain(options.dataDir, fresh, {
+    ephemeral,
     requireSame: (stored) => {
       if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
         return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
@@ -80,7 +122,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    journal: await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+    // In memory (--ephemeral) nothing survives a stop anyway: no journal.
+    journal: ephemeral
+      ? undefined
+      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
@@ -113,7 +158,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
-  const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
+  const poolJournal = await attachJournal(
+    pool,
+    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal')),
+  );
   const logLevel = log?.level;
   dev = new DevControls({
     ctx,
@@ -124,6 +172,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
   });
+  if (loadState) {
+    // The prepared world is sealed in a block of its own before anything else runs.
+    await dev.loadState(loadState);
+    await dev.mine();
+    log?.info({ accounts: loadState.accounts.size, file: options.loadState }, 'loaded the state file');
+  }
   const filters = new FilterManager();
   producer.onSealed((block, txs) =>
     filters.onSealed(
@@ -208,6 +262,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         await server.close();
         processMetrics.stop();
         flashblocks.close();
+        // --dump-state: the world as it is at the stop, pending changes included (Anvil's JSON).
+        if (options.dumpState) {
+          try {
+            const state = formatAnvilState(await dev.dumpState());
+            await fs.writeFile(options.dumpState, JSON.stringify(state));
+            log?.info({ file: options.dumpState }, 'dumped the state');
+          } catch (e) {
+            log?.error({ err: e, file: options.dumpState }, 'could not dump the state');
+          }
+        }
         await producer.stop();
         await poolJournal.stop();
         await recovery.close();

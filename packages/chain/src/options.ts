@@ -35,6 +35,12 @@ export interface ChainNodeOptions {
   baseFee: bigint;
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
+  /** Keep the chain in memory only, as Anvil does by default (`dataDir` unused). */
+  ephemeral?: boolean;
+  /** An Anvil state file to load at start, sealed in a block of its own (`--load-state`). */
+  loadState?: string;
+  /** Where to write the state (Anvil's JSON) when the node closes (`--dump-state`). */
+  dumpState?: string;
   logger?: Logger;
   /**
    * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
