@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { BlockProducer } from './builder/blockProducer.js';
 import { DevControls } from './builder/devControls.js';
-import { formatAnvilState, parseAnvilState, StateFileError } from './state/anvilStateFile.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
@@ -18,6 +17,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
+import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
@@ -28,6 +28,7 @@ import { FilterManager } from './rpc/filterManager.js';
 import { evmMethods } from './rpc/evm.js';
 import { filterMethods } from './rpc/filters.js';
 import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { inclusionOf } from './rpc/inclusion.js';
 import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
@@ -37,6 +38,7 @@ import { testingMethods } from './rpc/testing.js';
 import { namedTraceMethods } from './rpc/tracers.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
+import { formatAnvilState, parseAnvilState, StateFileError } from './state/anvilStateFile.js';
 import {
   attachJournal,
   createFileTxJournal,
@@ -163,7 +165,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal')),
   );
   const logLevel = log?.level;
-  dev = new DevControls({
+  const devControls = new DevControls({
     ctx,
     producer,
     pool,
@@ -172,10 +174,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
   });
+  dev = devControls;
   if (loadState) {
     // The prepared world is sealed in a block of its own before anything else runs.
-    await dev.loadState(loadState);
-    await dev.mine();
+    await devControls.loadState(loadState);
+    await devControls.mine();
     log?.info({ accounts: loadState.accounts.size, file: options.loadState }, 'loaded the state file');
   }
   const filters = new FilterManager();
@@ -186,6 +189,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     ),
   );
   pool.onAdded((t) => filters.onPendingTx(t.hash));
+  // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
+  producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
   const rpc: RpcContext = {
     chain: ctx,
@@ -193,16 +198,20 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     filters,
     clientVersion: CLIENT_VERSION,
-    preconfReceipts: options.preconfReceipts,
+    pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
-    dev,
+    dev: devControls,
+    limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
+  // Watches flashblocks and seals from the start: the receipt hold measures their interval.
+  inclusionOf(rpc);
   const dispatcher = new Dispatcher(
     {
       ...web3Methods,
       ...netMethods,
       ...ethMethods,
+      ...baseMethods,
       ...configMethods,
       ...simulateMethods,
       ...filterMethods,
@@ -244,6 +253,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     await ctx.store.close();
     throw e;
   }
+  // Long executions (eth_call, traces) take their turns in the request queue.
+  rpc.scheduler = server.scheduler;
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
@@ -265,7 +276,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         // --dump-state: the world as it is at the stop, pending changes included (Anvil's JSON).
         if (options.dumpState) {
           try {
-            const state = formatAnvilState(await dev.dumpState());
+            const state = formatAnvilState(await devControls.dumpState());
             await fs.writeFile(options.dumpState, JSON.stringify(state));
             log?.info({ file: options.dumpState }, 'dumped the state');
           } catch (e) {

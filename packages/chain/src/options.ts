@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { defaultRpcLimits, type RpcLimits } from './rpc/limits.js';
 
 /** A funded development account derived from the mnemonic (printed by `wharf up`, as Anvil does). */
 export interface DevAccount {
@@ -20,11 +21,12 @@ export interface ChainNodeOptions {
   /** false: never seal (imported chains, conformance runs). */
   mining: boolean;
   /**
-   * eth_getTransactionReceipt answers for pre-confirmed transactions (`blockHash` null,
-   * `blockNumber` the block being built). false: null until the seal, for clients that reject a
-   * null `blockHash` (ethers v6's `tx.wait()`).
+   * The block being built in the spec table's null shape: `eth_getBlockByNumber("pending")` with
+   * `number` and `hash` null, pre-confirmed receipts (and their logs) with `blockHash` null.
+   * Default false: Base's shape (`number` = latest + 1, the zero hash), which ethers v6 and cast
+   * parse.
    */
-  preconfReceipts: boolean;
+  pendingNulls: boolean;
   gasLimit: bigint;
   /** Number of dev accounts derived from `mnemonic`. */
   accounts: number;
@@ -41,6 +43,8 @@ export interface ChainNodeOptions {
   loadState?: string;
   /** Where to write the state (Anvil's JSON) when the node closes (`--dump-state`). */
   dumpState?: string;
+  /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
+  limits: RpcLimits;
   logger?: Logger;
   /**
    * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
@@ -58,12 +62,13 @@ export const defaultChainNodeOptions: ChainNodeOptions = {
   blockTime: 2,
   flashblockInterval: 200,
   mining: true,
-  preconfReceipts: true,
+  pendingNulls: false,
   gasLimit: 60_000_000n,
   accounts: 10,
   mnemonic: 'test test test test test test test test test test test junk',
   balance: 10_000n * 10n ** 18n,
   baseFee: 1_000_000_000n,
+  limits: defaultRpcLimits,
 };
 
 /** A running chain node. */

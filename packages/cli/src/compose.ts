@@ -5,11 +5,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
+import type { TrustProxy } from '@wharf/notifications/settings';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -17,8 +19,10 @@ export interface ChainFlags {
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
-  /** false with --no-preconf-receipts: receipts only for sealed transactions. */
-  preconfReceipts: boolean;
+  /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
+  pendingNulls?: boolean;
+  /** false with the deprecated --no-preconf-receipts: only warned about (decision 0120). */
+  preconfReceipts?: boolean;
   gasLimit: bigint;
   baseFee: bigint;
   accounts: number;
@@ -38,8 +42,24 @@ export interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** --redis-prefix: prefix of Redis keys and channels. */
+  redisPrefix?: string;
   rateLimit: number;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
+  /** --outbox-lease: ms a writer owns its push before another instance's relay takes it. */
+  outboxLease?: number;
+  publicUrl?: string;
+  clientRateLimit?: number;
+  ipRateLimit?: number;
+  adminRateLimit?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  idleTimeout?: number;
+  bodyLimit?: number;
+  streamsPerSession?: number;
+  streamsPerAddress?: number;
+  streamBuffer?: number;
+  sessionTtl?: number;
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
@@ -51,6 +71,10 @@ export async function startChain(
   /** Resolves once the whole process has started (see ChainNodeOptions.started). */
   started?: Promise<unknown>,
 ): Promise<ChainNode> {
+  if (flags.preconfReceipts === false)
+    logger.warn(
+      '--no-preconf-receipts (WHARF_NO_PRECONF_RECEIPTS) is deprecated and ignored: pre-confirmed receipts now carry the zero hash as blockHash, which ethers v6 accepts; --pending-nulls gives the null shape',
+    );
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
@@ -62,7 +86,7 @@ export async function startChain(
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
-    preconfReceipts: flags.preconfReceipts,
+    pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     accounts: flags.accounts,
@@ -72,6 +96,7 @@ export async function startChain(
     ephemeral: flags.ephemeral,
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
     started,
   });
@@ -112,8 +137,22 @@ export async function startPlatform(
     dataDir: path.resolve(flags.dataDir),
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
+    redisKeyPrefix: flags.redisPrefix,
     rateLimit: flags.rateLimit,
-    trustProxy: Boolean(flags.trustProxy),
+    trustProxy: flags.trustProxy ?? false,
+    outboxLeaseMs: flags.outboxLease,
+    publicUrl: flags.publicUrl,
+    clientRateLimit: flags.clientRateLimit,
+    ipRateLimit: flags.ipRateLimit,
+    adminRateLimit: flags.adminRateLimit,
+    requestTimeoutMs: flags.requestTimeout,
+    headersTimeoutMs: flags.headersTimeout,
+    idleTimeoutMs: flags.idleTimeout,
+    bodyLimitBytes: flags.bodyLimit,
+    streamsPerSession: flags.streamsPerSession,
+    streamsPerAddress: flags.streamsPerAddress,
+    streamBufferBytes: flags.streamBuffer,
+    sessionTtlMs: flags.sessionTtl,
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,

@@ -39,6 +39,7 @@ describe.each(backends)('migrations on $name', (backend) => {
           'app_urls',
           'auth_nonces',
           'dedupe_keys',
+          'notification_outbox',
           'notifications',
           'pins',
           'projects',
@@ -48,7 +49,7 @@ describe.each(backends)('migrations on $name', (backend) => {
       await migrateDown(database.db, database.kind);
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
-      expect(await tables()).toHaveLength(8);
+      expect(await tables()).toHaveLength(9);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();

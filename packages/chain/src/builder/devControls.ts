@@ -14,7 +14,7 @@
  */
 import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
-import { estimateGas } from '../execution/call.js';
+import { defaultCallLimits, estimateGas } from '../execution/call.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import { writeGenesis } from '../execution/genesis.js';
 import { bigintToBytes, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
@@ -198,6 +198,7 @@ export class DevControls implements DevApi {
           difficulty: pending.header.difficulty,
         },
         { ...t, to: t.to ?? null },
+        defaultCallLimits(),
       ));
     const chainId = this.ctx.spec.chainId;
     const legacy = t.gasPrice !== undefined;

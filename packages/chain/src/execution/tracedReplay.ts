@@ -17,6 +17,7 @@ import { attachCallTracer, type CallTracerConfig } from './callTracer.js';
 import type { ChainContext } from './chainContext.js';
 import { rootOf } from './commitBlock.js';
 import { type PrestateConfig, prestateResult, RecordingReader } from './prestateTracer.js';
+import type { EvmBudget } from './evmBudget.js';
 import { createVm } from './vmFactory.js';
 
 export type NamedTracer =
@@ -87,8 +88,11 @@ export async function traceBlockWith(
   block: Block,
   senders: Uint8Array[],
   t: NamedTracer,
+  /** The evm timeout and the turns the replay gives the node (rpc --rpc.evmtimeout). */
+  budget: EvmBudget,
   only?: number,
 ): Promise<unknown[]> {
+  await budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new TracerError('parent block not found');
   const base = new TrieStateReader(parent.header.stateRoot, ctx.nodes, (h) => ctx.store.get(keys.code(h)));
@@ -107,7 +111,9 @@ export async function traceBlockWith(
       const s =
         below instanceof JournaledState && !instrument ? below : new JournaledState(below, rootOfState);
       const vm = await createVm(ctx.spec.common, s, ctx.blocks, at);
+      budget.attach(vm);
       instrument?.(vm, s);
+      await budget.check();
       const r = await runTx(vm, {
         tx,
         block,
@@ -137,9 +143,10 @@ export async function traceCallWith(
   args: CallArgs,
   gas: bigint,
   t: NamedTracer,
+  budget: EvmBudget,
 ): Promise<unknown> {
   const { result } = await traced(t, state, async (below, instrument) => {
-    const out = await runCall(ctx, below, at, args, gas, { instrument });
+    const out = await runCall(ctx, below, at, args, gas, { instrument, budget });
     return { gasLimit: gas, gasUsed: out.gasUsed };
   });
   return result;

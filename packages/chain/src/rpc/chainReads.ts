@@ -10,6 +10,7 @@ import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock }
 import type { StoredReceipt } from '../storage/receiptCodec.js';
 import { keys } from '../storage/keys.js';
 import type { RpcContext } from './context.js';
+import type { PendingShape } from './format.js';
 import { headerNotFound } from './errors.js';
 
 const depsCache = new WeakMap<RpcContext, ResolveDeps>();
@@ -27,6 +28,11 @@ export function deps(c: RpcContext): ResolveDeps {
   };
   depsCache.set(c, d);
   return d;
+}
+
+/** How this node shows the block being built (`--pending-nulls`). */
+export function pendingShape(c: RpcContext): PendingShape {
+  return c.pendingNulls ? 'nulls' : 'base';
 }
 
 /** State methods: a tag beyond the head is "header not found". */

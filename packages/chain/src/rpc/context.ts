@@ -6,8 +6,10 @@
 import type { BlockProducer } from '../builder/blockProducer.js';
 import type { DevApi } from '../builder/devApi.js';
 import type { ChainContext } from '../execution/chainContext.js';
+import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { TxPool } from '../txpool/types.js';
 import type { FilterManager } from './filterManager.js';
+import type { RpcLimits } from './limits.js';
 import type { Params } from './params.js';
 
 export interface RpcContext {
@@ -17,14 +19,18 @@ export interface RpcContext {
   filters: FilterManager;
   clientVersion: string;
   /**
-   * eth_getTransactionReceipt answers for pre-confirmed transactions (blockHash null); false keeps
-   * it null until the seal, for clients that reject such receipts (ethers v6).
+   * The block being built in the spec table's null shape (`number`, `hash`, receipts' `blockHash`
+   * null) instead of Base's (number set, zero hash). `--pending-nulls`; see format.ts PendingShape.
    */
-  preconfReceipts: boolean;
+  pendingNulls: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
   /** The test methods' controls (anvil_*, hardhat_*, evm_*); absent where they make no sense. */
   dev?: DevApi;
+  /** Per-request and per-connection limits (docs/security.md). */
+  limits: RpcLimits;
+  /** Where long executions wait for their turns (the server's request queue, once it runs). */
+  scheduler?: EvmScheduler;
   log?: (e: unknown) => void;
 }
 

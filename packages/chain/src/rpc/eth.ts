@@ -10,12 +10,15 @@ import type { StateReader } from '../state/stateReader.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
-import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
+import { blockAt, findTx, pendingShape, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
+import { callLimits } from './limits.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
+import { formatBlock, formatReceipts, formatTx } from './format.js';
+import { inclusionOf } from './inclusion.js';
 import { getLogs, parseFilter } from './logs.js';
 import { type Params, parseData } from './params.js';
+import { blobGasPriceOf, receiptOf } from './receipts.js';
 import { parseStateOverrides } from './stateOverrides.js';
 
 const hex = bytesToHex;
@@ -23,17 +26,15 @@ const hex = bytesToHex;
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
   const size = view.pending ? undefined : c.chain.blocks.sizeOf(view.block);
-  return formatBlock(view.block, full, view.senders, { pending: view.pending, size });
+  return formatBlock(view.block, full, view.senders, {
+    pending: view.pending ? pendingShape(c) : undefined,
+    size,
+  });
 }
 
-function blobGasPriceOf(view: BlockView): bigint {
-  const h = view.block.header;
-  return h.common.isActivatedEIP(4844) ? h.getBlobGasPrice() : 1n;
-}
-
-async function receiptsJson(view: BlockView) {
+async function receiptsJson(c: RpcContext, view: BlockView) {
   return formatReceipts(view.block, await view.receipts(), view.senders, {
-    pending: view.pending,
+    pending: view.pending ? pendingShape(c) : undefined,
     blobGasPrice: blobGasPriceOf(view),
   });
 }
@@ -143,17 +144,21 @@ export const ethMethods: Methods = {
     return pooled ? hex(pooled.raw) : null;
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
-    const f = await findTx(c, p.hash(0));
-    // Pre-confirmed: blockHash null, blockNumber the block being built (design: `pending`).
-    if (!f || (f.view.pending && !c.preconfReceipts)) return null;
-    return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
-      pending: f.view.pending,
-      blobGasPrice: blobGasPriceOf(f.view),
-    });
+    const hash = p.hash(0);
+    let f = await findTx(c, hash);
+    // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
+    // waits for it (two intervals at most), so a client that asks right after sending gets the
+    // receipt, not null and a wait for the next block (decision 0121).
+    if (!f && c.pool.get(hex(hash))) {
+      const watch = inclusionOf(c);
+      const hold = watch.receiptHoldMs();
+      if (hold > 0) f = await watch.waitFor(c, hash, hold);
+    }
+    return f ? receiptOf(c, f) : null;
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));
-    return v ? receiptsJson(v) : null;
+    return v ? receiptsJson(c, v) : null;
   }),
 
   eth_getBalance: method(['address', 'block'], 1, async (p, c) => {
@@ -240,7 +245,7 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.blockOrHash(1));
     const at = callBlockOf(r);
     const { state, moved } = await withOverrides(c, r.state, at, overrides);
-    return hex(await call(c.chain, state, at, args, moved));
+    return hex(await call(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
   }),
   eth_estimateGas: method(['transaction', 'block', 'stateOverrides'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
@@ -248,12 +253,18 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.has(1) ? p.blockOrHash(1) : { tag: 'latest' });
     const at = callBlockOf(r);
     const { state, moved } = await withOverrides(c, r.state, at, overrides);
-    return quantity(await estimateGas(c.chain, state, at, args, moved));
+    return quantity(await estimateGas(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
   }),
   eth_createAccessList: method(['transaction', 'block'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
     const r = await stateAt(c, p.blockOrHash(1));
-    const out = await createAccessList(c.chain, r.state, callBlockOf(r), args);
+    const out = await createAccessList(
+      c.chain,
+      r.state,
+      callBlockOf(r),
+      args,
+      callLimits(c.limits, c.scheduler),
+    );
     return {
       accessList: out.accessList,
       ...(out.error ? { error: out.error } : {}),

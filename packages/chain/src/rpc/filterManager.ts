@@ -6,7 +6,10 @@ import type { Block } from '@ethereumjs/block';
 import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '../primitives/hex.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
-import { blockLogs, type LogFilter } from './logs.js';
+import type { PendingSnapshot } from '../builder/pendingBlock.js';
+import { flashblockItems } from './flashblockItems.js';
+import type { PendingShape } from './format.js';
+import { blockLogs, type LogFilter, logMatches } from './logs.js';
 
 type Kind = 'logs' | 'blocks' | 'pendingTransactions';
 
@@ -15,6 +18,17 @@ interface Installed {
   criteria?: LogFilter;
   changes: unknown[];
   lastPoll: number;
+  /**
+   * A log filter to `pending`: the log indexes of the block being built it has already
+   * collected pre-confirmed, so that the seal does not collect them again (a log is the same
+   * log by block number and log index).
+   */
+  delivered?: { block: bigint; logIndexes: Set<number> };
+}
+
+/** A log filter whose range ends at the block being built takes pre-confirmed logs too. */
+function toPending(f: LogFilter | undefined): boolean {
+  return !!f?.toBlock && 'tag' in f.toBlock && f.toBlock.tag === 'pending';
 }
 
 const TIMEOUT_MS = 5 * 60_000;
@@ -56,7 +70,26 @@ export class FilterManager {
   onSealed(block: Block, receipts: StoredReceipt[]): void {
     for (const f of this.filters.values()) {
       if (f.kind === 'blocks') this.push(f, bytesToHex(block.hash()));
-      else if (f.kind === 'logs') for (const l of blockLogs(block, receipts, f.criteria!)) this.push(f, l);
+      else if (f.kind === 'logs') {
+        const seen = f.delivered?.block === block.header.number ? f.delivered.logIndexes : undefined;
+        f.delivered = undefined;
+        for (const l of blockLogs(block, receipts, f.criteria!))
+          if (!seen?.has(Number(l.logIndex))) this.push(f, l);
+      }
+    }
+  }
+
+  /** A flashblock was shown: log filters to `pending` collect its matching logs. */
+  onFlashblock(s: PendingSnapshot, shape: PendingShape): void {
+    if (s.added.length === 0) return;
+    for (const f of this.filters.values()) {
+      if (f.kind !== 'logs' || !toPending(f.criteria)) continue;
+      if (f.delivered?.block !== s.number) f.delivered = { block: s.number, logIndexes: new Set() };
+      for (const l of flashblockItems(s, shape, 'logs').logs!)
+        if (logMatches(l.log, f.criteria!)) {
+          f.delivered.logIndexes.add(Number(l.json.logIndex));
+          this.push(f, l.json);
+        }
     }
   }
 

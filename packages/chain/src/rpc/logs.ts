@@ -6,10 +6,10 @@ import type { Block } from '@ethereumjs/block';
 import { keccak256 } from '../crypto/keccak.js';
 import type { BlockTag } from '../state/resolve.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
-import { blockAt, sealedView } from './chainReads.js';
+import { blockAt, pendingShape, sealedView } from './chainReads.js';
 import type { RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatLog } from './format.js';
+import { formatLog, type PendingShape, pendingHashOf } from './format.js';
 import { parseBlockNumber, parseData } from './params.js';
 
 export interface LogFilter {
@@ -92,11 +92,11 @@ export function blockLogs(
   block: Block,
   receipts: StoredReceipt[],
   f: LogFilter,
-  opts: { pending?: boolean; removed?: boolean } = {},
+  opts: { pending?: PendingShape; removed?: boolean } = {},
 ): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const h = block.header;
-  const hash = opts.pending ? null : block.hash();
+  const hash = opts.pending ? pendingHashOf(opts.pending) : block.hash();
   let logIndex = 0;
   receipts.forEach((r, i) => {
     for (const l of r.logs) {
@@ -129,7 +129,11 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     if (!v) throw serverError('unknown block');
     return blockLogs(v.block, await v.receipts(), f);
   }
+  // The head and the block being built, read together (they switch together at a seal): a seal
+  // during the scan below neither repeats nor skips a block's logs — the block being built is
+  // read from this snapshot, whose number is head + 1.
   const head = c.chain.blocks.head.header.number;
+  const building = c.producer.pending;
   const num = (t: BlockTag | undefined, d: bigint): bigint => {
     if (!t) return d;
     if ('number' in t) return t.number;
@@ -154,9 +158,14 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     const v = await sealedView(c, block);
     out.push(...blockLogs(block, await v.receipts(), f));
   }
-  if (wantsPending) {
-    const v = await blockAt(c, { tag: 'pending' });
-    if (v) out.push(...blockLogs(v.block, await v.receipts(), f, { pending: true }));
-  }
+  if (wantsPending && building.number === head + 1n)
+    out.push(
+      ...blockLogs(
+        building.block,
+        building.txs.map((t) => t.receipt),
+        f,
+        { pending: pendingShape(c) },
+      ),
+    );
   return out;
 }

@@ -4,6 +4,7 @@
  * debug.ts answers as before. Also debug_traceCall (named tracers only).
  */
 import { gasCap } from '../execution/call.js';
+import { EvmBudget } from '../execution/evmBudget.js';
 import {
   namedTracer,
   type NamedTracer,
@@ -17,7 +18,11 @@ import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, stateAt } from './chainReads.js';
 import { method, type Method, type Methods, type RpcContext } from './context.js';
 import { serverError } from './errors.js';
+import { callLimits } from './limits.js';
 import type { Params } from './params.js';
+
+/** The evm timeout and turns for one trace request (as the struct logger's). */
+const budgetOf = (c: RpcContext) => new EvmBudget(c.limits.evmTimeoutMs, c.scheduler);
 
 function tracerOf(p: Params, i: number): NamedTracer | undefined {
   try {
@@ -37,7 +42,7 @@ async function sealedBlock(c: RpcContext, tag: BlockTag, label: string) {
 
 async function traceBlock(c: RpcContext, tag: BlockTag, label: string, t: NamedTracer) {
   const v = await sealedBlock(c, tag, label);
-  const results = await traceBlockWith(c.chain, v.block, v.senders, t);
+  const results = await traceBlockWith(c.chain, v.block, v.senders, t, budgetOf(c));
   return results.map((result, i) => ({ txHash: bytesToHex(v.block.transactions[i].hash()), result }));
 }
 
@@ -57,7 +62,9 @@ export function namedTraceMethods(struct: Methods): Methods {
     debug_traceTransaction: orStruct('debug_traceTransaction', async (p, c, t) => {
       const f = await findTx(c, p.hash(0));
       if (!f || f.view.pending) throw serverError('transaction not found');
-      const [result] = (await traceBlockWith(c.chain, f.view.block, f.view.senders, t, f.index)).slice(-1);
+      const [result] = (
+        await traceBlockWith(c.chain, f.view.block, f.view.senders, t, budgetOf(c), f.index)
+      ).slice(-1);
       return result;
     }),
     debug_traceBlockByNumber: orStruct('debug_traceBlockByNumber', (p, c, t) =>
@@ -74,7 +81,16 @@ export function namedTraceMethods(struct: Methods): Methods {
         p.fail(2, 'debug_traceCall takes a named tracer here: callTracer or prestateTracer');
       const r = await stateAt(c, p.has(1) ? p.blockOrHash(1) : { tag: 'latest' });
       const at = callBlockOf(r);
-      return traceCallWith(c.chain, r.state, at, args, args.gas ?? gasCap(c.chain, at), t);
+      const limits = callLimits(c.limits, c.scheduler);
+      return traceCallWith(
+        c.chain,
+        r.state,
+        at,
+        args,
+        args.gas ?? gasCap(c.chain, at, limits),
+        t,
+        limits.budget,
+      );
     }),
   };
 }

@@ -1,16 +1,24 @@
 /** Option builders shared by `up`, `chain start` and `serve`, so the three agree on names, env vars and defaults. */
+import {
+  parsePublicUrl,
+  parseTrustProxy,
+  platformLimitDefaults as limits,
+} from '@wharf/notifications/settings';
 import { type Command, Option } from 'commander';
 import {
+  asFlagParser,
   parseBigInt,
   parseEther,
   parseInteger,
   parseMnemonic,
   parsePort,
   parsePositiveInteger,
+  parsePositiveSecondsAsMs,
   parseSeconds,
   parseUrl,
 } from '../flags.js';
 import { logFormats, logLevels } from '../logger.js';
+import { addRpcLimitOptions } from './rpcLimitOptions.js';
 
 export function addDataDirOption(cmd: Command): Command {
   return cmd.addOption(
@@ -34,7 +42,7 @@ export function addStoreOptions(cmd: Command): Command {
 
 /** Chain flags; `portFlag` is --port for `chain start` and --chain-port for `up`. */
 export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port'): Command {
-  return cmd
+  return addRpcLimitOptions(cmd)
     .addOption(
       new Option(`${portFlag} <port>`, 'chain JSON-RPC port (HTTP and WebSocket)')
         .env('WHARF_CHAIN_PORT')
@@ -62,9 +70,16 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
     .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
     .addOption(
       new Option(
-        '--no-preconf-receipts',
-        'eth_getTransactionReceipt stays null until the seal (for ethers v6, which rejects a pre-confirmed receipt)',
-      ).env('WHARF_NO_PRECONF_RECEIPTS'),
+        '--pending-nulls',
+        "answer the block being built with number and hash null and pre-confirmed receipts with blockHash null (the spec table's wording) instead of Base's shape (number = latest + 1, zero hash)",
+      ).env('WHARF_PENDING_NULLS'),
+    )
+    .addOption(
+      // Deprecated (decision 0120): it worked around ethers v6 rejecting a null blockHash, which
+      // the default shape no longer has. Accepted so scripts keep starting; it changes nothing.
+      new Option('--no-preconf-receipts', 'deprecated, ignored: ethers v6 needs no flag any more')
+        .env('WHARF_NO_PRECONF_RECEIPTS')
+        .hideHelp(),
     )
     .addOption(
       new Option('--gas-limit <gas>', 'block gas limit')
@@ -141,13 +156,118 @@ export function addServeOptions(cmd: Command): Command {
         .argParser(parseUrl(['redis:', 'rediss:'])),
     )
     .addOption(
+      new Option(
+        '--redis-prefix <prefix>',
+        'prefix of every Redis key and channel (deployments sharing one Redis use different prefixes)',
+      )
+        .env('WHARF_REDIS_PREFIX')
+        .default('wharf:'),
+    )
+    .addOption(
       new Option('--rate-limit <n>', 'requests per minute per IP on the notification endpoints')
         .env('WHARF_RATE_LIMIT')
         .argParser(parsePositiveInteger)
         .default(20),
     )
     .addOption(
-      new Option('--trust-proxy', 'trust X-Forwarded-For (behind a reverse proxy)').env('WHARF_TRUST_PROXY'),
+      new Option(
+        '--trust-proxy <hops|addresses>',
+        'behind a reverse proxy: how many hops of X-Forwarded-For to trust (1 behind one proxy), or the proxies’ addresses/CIDRs (10.0.0.0/8,127.0.0.1)',
+      )
+        .env('WHARF_TRUST_PROXY')
+        .argParser(asFlagParser(parseTrustProxy)),
+    )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the origin people reach the platform at (https://wharf.example.com): the only one sign-in accepts, and the base of printed links (default: http://127.0.0.1:PORT and the other loopback names)',
+      )
+        .env('WHARF_PUBLIC_URL')
+        .argParser(asFlagParser(parsePublicUrl)),
+    )
+    .addOption(
+      new Option(
+        '--client-rate-limit <n>',
+        'requests per minute per session on the client and dashboard APIs',
+      )
+        .env('WHARF_CLIENT_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.clientRateLimit),
+    )
+    .addOption(
+      new Option(
+        '--ip-rate-limit <n>',
+        'requests per minute per IP on signed-in client and dashboard routes, counted before the token',
+      )
+        .env('WHARF_IP_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.ipRateLimit),
+    )
+    .addOption(
+      new Option('--admin-rate-limit <n>', 'requests per minute per IP on the admin API')
+        .env('WHARF_ADMIN_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.adminRateLimit),
+    )
+    .addOption(
+      new Option(
+        '--request-timeout <seconds>',
+        'a request (headers and body) must arrive within this; else 408',
+      )
+        .env('WHARF_REQUEST_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.requestTimeoutMs, String(limits.requestTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--headers-timeout <seconds>', 'request headers must arrive within this; else 408')
+        .env('WHARF_HEADERS_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.headersTimeoutMs, String(limits.headersTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--idle-timeout <seconds>', 'close a connection with no traffic for this long')
+        .env('WHARF_IDLE_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.idleTimeoutMs, String(limits.idleTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--body-limit <bytes>', 'largest request body; else 413')
+        .env('WHARF_BODY_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.bodyLimitBytes),
+    )
+    .addOption(
+      new Option('--streams-per-session <n>', 'open notification streams (SSE) per session')
+        .env('WHARF_STREAMS_PER_SESSION')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamsPerSession),
+    )
+    .addOption(
+      new Option('--streams-per-address <n>', 'open notification streams (SSE) per wallet')
+        .env('WHARF_STREAMS_PER_ADDRESS')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamsPerAddress),
+    )
+    .addOption(
+      new Option('--stream-buffer <bytes>', 'bytes queued for a slow stream reader before it is dropped')
+        .env('WHARF_STREAM_BUFFER')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamBufferBytes),
+    )
+    .addOption(
+      new Option('--session-ttl <seconds>', 'lifetime of a client sign-in (dashboard: at most 24 hours)')
+        .env('WHARF_SESSION_TTL')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.sessionTtlMs, String(limits.sessionTtlMs / 1000)),
+    )
+    .addOption(
+      new Option(
+        '--outbox-lease <ms>',
+        'milliseconds an instance owns the live push of a send it stored before another instance pushes it',
+      )
+        .env('WHARF_OUTBOX_LEASE')
+        .argParser(parsePositiveInteger)
+        .default(5000),
     )
     .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(

@@ -77,6 +77,16 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+/** Live pushes not yet handed to the fan-out (docs/decisions/0170). */
+export interface NotificationOutboxTable {
+  id: string;
+  /** JSON array of notification ids (one send's stored notifications). */
+  notification_ids: string;
+  created_at: number;
+  /** Until then the writer owns the push; afterwards any instance's relay takes it. */
+  lease_until: number;
+}
+
 export interface Tables {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -86,4 +96,5 @@ export interface Tables {
   dedupe_keys: DedupeKeysTable;
   auth_nonces: AuthNoncesTable;
   sessions: SessionsTable;
+  notification_outbox: NotificationOutboxTable;
 }

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as initial from './20261122_0400_initial.js';
 import * as clientSessions from './20261122_0500_client_sessions.js';
+import * as notificationOutbox from './20261127_0800_notification_outbox.js';
 
 /** Every migration, by its timestamped name. Static imports, so the list works from `dist/` too. */
 export const migrations: Record<string, Migration> = {
   '20261122_0400_initial': initial,
   '20261122_0500_client_sessions': clientSessions,
+  '20261127_0800_notification_outbox': notificationOutbox,
 };
