@@ -3,6 +3,7 @@
  *
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
+ *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
+import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
@@ -131,7 +133,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
-  const flashblocks = new FlashblocksStream();
+  const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
   // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
@@ -181,7 +183,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     await devControls.mine();
     log?.info({ accounts: loadState.accounts.size, file: options.loadState }, 'loaded the state file');
   }
-  const filters = new FilterManager();
+  const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
       block,
@@ -192,8 +194,17 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
   producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
+  // The one read path of the RPC: the pending snapshot, then sealed blocks and past tries.
+  const reader = new LocalChainReader({
+    blocks: ctx.blocks,
+    flat: ctx.flat,
+    nodes: ctx.nodes,
+    store: ctx.store,
+    pending: () => producer.pending,
+  });
   const rpc: RpcContext = {
     chain: ctx,
+    reader,
     pool,
     producer,
     filters,
@@ -244,6 +255,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         path === '/metrics'
           ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
           : undefined,
+      options.limits,
     );
   } catch (e) {
     processMetrics.stop();
