@@ -49,6 +49,15 @@ import {
   type TxJournal,
 } from './txpool/index.js';
 
+function journalMetrics(errors: number): string {
+  return [
+    '# HELP wharf_txpool_journal_errors_total Failed writes of the pool journal (the node kept serving).',
+    '# TYPE wharf_txpool_journal_errors_total counter',
+    `wharf_txpool_journal_errors_total ${errors}`,
+    '',
+  ].join('\n');
+}
+
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
 async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
@@ -162,9 +171,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
+  // A failed journal write (a full disk) is logged and counted; the node keeps serving.
+  let journalErrors = 0;
+  const onJournalError = (err: Error) => {
+    journalErrors++;
+    log?.error({ err }, 'txpool journal write failed');
+  };
   const poolJournal = await attachJournal(
     pool,
-    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal')),
+    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
+    { onError: onJournalError },
   );
   const logLevel = log?.level;
   const devControls = new DevControls({
@@ -253,7 +269,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       },
       (path) =>
         path === '/metrics'
-          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
+          ? {
+              type: 'text/plain; version=0.0.4',
+              body: producer.metrics.render() + processMetrics.render() + journalMetrics(journalErrors),
+            }
           : undefined,
       options.limits,
     );
