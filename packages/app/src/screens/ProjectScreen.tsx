@@ -17,7 +17,7 @@ import { TestSendPanel } from '../dashboard/TestSendPanel.js';
 import { UsersPanel } from '../dashboard/UsersPanel.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
-import { useDashboard } from './Dashboard.js';
+import { useDashboard } from '../dashboard/DashboardContext.js';
 
 export function ProjectScreen({ projectId }: { projectId: string }) {
   const { api } = useDashboard();
