@@ -83,7 +83,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
-  const flashblocks = new FlashblocksStream();
+  const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
   // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
@@ -110,7 +110,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
   const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
-  const filters = new FilterManager();
+  const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
       block,
@@ -177,6 +177,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         path === '/metrics'
           ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
           : undefined,
+      options.limits,
     );
   } catch (e) {
     processMetrics.stop();

@@ -29,6 +29,13 @@ export interface AppUrlsTable {
   created_at: number;
 }
 
+/** Every (app URL, project) ever registered; rows stay after removal and deletion. */
+export interface AppUrlHistoryTable {
+  app_url: string;
+  project_id: string;
+  registered_at: number;
+}
+
 export interface PinsTable {
   app_url: string;
   /** EIP-55. */
@@ -91,6 +98,7 @@ export interface Tables {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   app_urls: AppUrlsTable;
+  app_url_history: AppUrlHistoryTable;
   pins: PinsTable;
   notifications: NotificationsTable;
   dedupe_keys: DedupeKeysTable;
