@@ -5,7 +5,7 @@ import { AppIcon } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { describeError } from '../components/States.js';
 import { toast } from '../components/Toasts.js';
-import { useDashboard } from '../screens/Dashboard.js';
+import { useDashboard } from './DashboardContext.js';
 
 export function AppearancePanel({ project, onChange }: { project: Project; onChange: (p: Project) => void }) {
   const { api } = useDashboard();

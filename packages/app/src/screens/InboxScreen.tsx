@@ -7,7 +7,7 @@ import { EmptyState, ErrorAlert, Loading } from '../components/States.js';
 import { Link } from '../components/Link.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { useInbox } from '../inbox/InboxContext.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 import { navigate } from '../router/navigation.js';
 import { notificationTarget } from '../router/notificationTarget.js';
 import { routePath } from '../router/routes.js';
