@@ -25,7 +25,7 @@ import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
-import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
@@ -168,9 +168,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       dispatcher,
       options.host,
       options.port,
-      (path, ws) => {
+      (path, ws, query) => {
         if (path !== '/flashblocks') return false;
-        flashblocks.attach(ws);
+        const opts = streamOptionsOf(query);
+        if ('error' in opts) ws.close(1008, opts.error);
+        else flashblocks.attach(ws, opts);
         return true;
       },
       (path) =>
