@@ -28,6 +28,8 @@ export interface ChainFlags extends RpcLimitFlags {
   mnemonic: string;
   balance: bigint;
   genesis?: string;
+  /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
+  sequencer?: string;
 }
 
 export interface ServeFlags {
@@ -88,6 +90,7 @@ export async function startChain(
     balance: flags.balance,
     genesisPath: flags.genesis,
     limits: rpcLimitsOf(flags),
+    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });
