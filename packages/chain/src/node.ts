@@ -3,6 +3,7 @@
  *
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
+ *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { forwardedMethods } from './follower/forwardedMethods.js';
 import { SequencerClient } from './follower/sequencerClient.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes } from './primitives/hex.js';
+import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
@@ -37,6 +39,15 @@ import { testingMethods } from './rpc/testing.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
 import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
+
+function journalMetrics(errors: number): string {
+  return [
+    '# HELP wharf_txpool_journal_errors_total Failed writes of the pool journal (the node kept serving).',
+    '# TYPE wharf_txpool_journal_errors_total counter',
+    `wharf_txpool_journal_errors_total ${errors}`,
+    '',
+  ].join('\n');
+}
 
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
@@ -105,7 +116,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
-  const flashblocks = new FlashblocksStream();
+  const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
   // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
@@ -131,8 +142,18 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
-  const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
-  const filters = new FilterManager();
+  // A failed journal write (a full disk) is logged and counted; the node keeps serving.
+  let journalErrors = 0;
+  const onJournalError = (err: Error) => {
+    journalErrors++;
+    log?.error({ err }, 'txpool journal write failed');
+  };
+  const poolJournal = await attachJournal(
+    pool,
+    createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
+    { onError: onJournalError },
+  );
+  const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
       block,
@@ -143,8 +164,17 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
   producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
+  // The one read path of the RPC: the pending snapshot, then sealed blocks and past tries.
+  const reader = new LocalChainReader({
+    blocks: ctx.blocks,
+    flat: ctx.flat,
+    nodes: ctx.nodes,
+    store: ctx.store,
+    pending: () => producer.pending,
+  });
   const rpc: RpcContext = {
     chain: ctx,
+    reader,
     pool,
     producer,
     filters,
@@ -190,8 +220,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       },
       (path) =>
         path === '/metrics'
-          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
+          ? {
+              type: 'text/plain; version=0.0.4',
+              body: producer.metrics.render() + processMetrics.render() + journalMetrics(journalErrors),
+            }
           : undefined,
+      options.limits,
     );
   } catch (e) {
     processMetrics.stop();

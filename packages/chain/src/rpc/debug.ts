@@ -25,7 +25,7 @@ export const debugMethods: Methods = {
     const v = await blockAt(c, tag);
     if (!v) return null;
     if (v.pending) return [];
-    return (await c.chain.blocks.rawReceipts(v.block.hash())).map(hex);
+    return (await c.reader.rawReceipts(v.block.hash())).map(hex);
   }),
   debug_getRawTransaction: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));

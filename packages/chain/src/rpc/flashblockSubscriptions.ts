@@ -15,7 +15,7 @@ import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { pendingShape } from './chainReads.js';
 import type { Connection, RpcContext } from './context.js';
 import { flashblockItems } from './flashblockItems.js';
-import { type LogFilter, logMatches, parseFilter } from './logs.js';
+import { type LogFilter, logMatches, parseFilter } from './logFilter.js';
 import type { Params } from './params.js';
 
 function notify(conn: Connection, subscription: string, result: unknown): void {
@@ -48,7 +48,7 @@ export function subscribeFlashblockItems(
           for (const h of flashblockItems(s, shape, 'hashes').hashes) notify(conn, id, h);
         };
   } else if (kind === 'pendingLogs') {
-    const filter: LogFilter = parseFilter(p.has(1) ? p.raw(1) : {}, 1);
+    const filter: LogFilter = parseFilter(p.has(1) ? p.raw(1) : {}, 1, c.limits);
     want = 'logs';
     each = (s) => {
       for (const l of flashblockItems(s, shape, 'logs').logs!)

@@ -43,7 +43,7 @@ export const simulateMethods: Methods = {
     const r = await stateAt(c, p.blockOrHash(1));
     // On `pending` the simulated blocks follow the block being built, on its state (Base's
     // simulation on pre-confirmed state); their stateRoot is the zero hash (execution/simulate.ts).
-    const base = r.block ?? c.producer.pending.block;
+    const base = r.block ?? c.reader.pending().block;
     const results = await simulate(c.chain, base, r.state, blocks, {
       validation: payload.validation === true,
       traceTransfers: payload.traceTransfers === true,

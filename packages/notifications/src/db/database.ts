@@ -51,7 +51,9 @@ function openSqlite(options: DatabaseOptions): Database {
   const file = path.join(options.dataDir, 'notifications.sqlite');
   const handle = new Sqlite(file);
   handle.pragma('journal_mode = WAL');
-  handle.pragma('synchronous = NORMAL');
+  // FULL: a commit is on disk before the answer (a send answered 200 survives a power cut).
+  // NORMAL in WAL mode may lose the last commits; the notification tables are not a cache.
+  handle.pragma('synchronous = FULL');
   handle.pragma('busy_timeout = 5000');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
   return { db, kind: 'sqlite', sqlite: handle, close: () => db.destroy() };
