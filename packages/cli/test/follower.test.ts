@@ -263,8 +263,11 @@ describe('a sequencer and two followers under load', () => {
     console.log(
       `followers: ${sent} transfers at ${rate.toFixed(0)}/s (${viaFollowers} through followers); block lag behind the sequencer p50 ${p(0.5)} ms, p99 ${p(0.99)} ms, max ${lags[lags.length - 1]} ms over ${lags.length} blocks; at most ${Math.max(...behind)} block(s) behind`,
     );
-    expect(rate).toBeGreaterThan(RATE * 0.9);
-    if (loadCheck) expect(Math.max(...behind)).toBeLessThanOrEqual(1);
+    if (loadCheck) {
+      // The claim is about this load: the generator must have delivered it.
+      expect(rate).toBeGreaterThan(RATE * 0.9);
+      expect(Math.max(...behind)).toBeLessThanOrEqual(1);
+    }
 
     // kill -9 a follower, keep the sequencer busy, restart it on its data dir: caught up in 10 s.
     const victim = followers[1]!;
