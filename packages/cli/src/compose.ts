@@ -69,6 +69,7 @@ export interface ServeFlags {
   webhookRetrySchedule?: number[];
   webhookTimeout?: number;
   webhookLogDays?: number;
+  sendLogDays?: number;
 }
 
 export async function startChain(
@@ -167,6 +168,7 @@ export async function startPlatform(
     ...(flags.webhookRetrySchedule ? { webhookRetryScheduleMs: flags.webhookRetrySchedule } : {}),
     ...(flags.webhookTimeout ? { webhookTimeoutMs: flags.webhookTimeout } : {}),
     ...(flags.webhookLogDays ? { webhookLogDays: flags.webhookLogDays } : {}),
+    ...(flags.sendLogDays ? { sendLogDays: flags.sendLogDays } : {}),
     webRoot: webRoot(),
     logger: platformLog,
   });

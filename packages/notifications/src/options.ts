@@ -126,6 +126,8 @@ export interface PlatformServerOptions {
   webhookConcurrency?: number;
   /** Days a finished webhook event stays in the delivery log; default 30. */
   webhookLogDays?: number;
+  /** Days a send stays in the dashboard's send log; default 30. */
+  sendLogDays?: number;
 }
 
 export const defaultPlatformServerOptions: PlatformServerOptions = {

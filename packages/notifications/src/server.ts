@@ -19,6 +19,7 @@ import { type Admin, createAdmin } from './admin.js';
 import { type Database, openDatabase } from './db/database.js';
 import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';
+import { SendLogRepository } from './db/repositories/sendLog.js';
 import { SessionsRepository } from './db/repositories/sessions.js';
 import { isLoopbackHost, loopbackOrigins, parsePublicUrl } from './auth/publicOrigin.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
@@ -67,6 +68,8 @@ export interface Platform {
   preferences: PreferencesStore;
   delivery: DeliveryPath;
   fanout: LiveFanout;
+  /** Prunes the send log: what the periodic sweep does (tests call it with an injected clock). */
+  pruneSendLog: () => Promise<void>;
 }
 
 declare module 'fastify' {
@@ -226,7 +229,10 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   };
   const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: createUlidGenerator(clock) };
 
-  app.decorate('platform', { database, admin, preferences, delivery, fanout });
+  const sendLog = new SendLogRepository(database.db);
+  const sendLogMs = (options.sendLogDays ?? 30) * 24 * 60 * 60 * 1000;
+  const pruneSendLog = () => sendLog.sweep(clock() - sendLogMs);
+  app.decorate('platform', { database, admin, preferences, delivery, fanout, pruneSendLog });
 
   const webhookLogMs = (options.webhookLogDays ?? 30) * 24 * 60 * 60 * 1000;
   const sweep = setInterval(() => {
@@ -235,6 +241,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       .sweep(clock() - webhookLogMs)
       .catch((error) => app.log.warn({ err: error }, 'webhook log sweep failed'));
     sessions.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'session sweep failed'));
+    pruneSendLog().catch((error) => app.log.warn({ err: error }, 'send log sweep failed'));
   }, dedupeSweepMs);
   sweep.unref();
   app.addHook('onReady', async () => dispatcher.start());
@@ -354,7 +361,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     },
   });
   await app.register(dashboardRoutes, {
-    deps: { admin, developer: deps },
+    deps: { admin, developer: deps, sendLog },
     sessions: clientDeps,
     rateLimitStore,
     dashboardRateLimit: limits.clientRateLimit,

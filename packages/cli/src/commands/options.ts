@@ -299,6 +299,12 @@ export function addServeOptions(cmd: Command): Command {
         .default(30),
     )
     .addOption(
+      new Option('--send-log-days <days>', "days a send stays in the dashboard's send log")
+        .env('WHARF_SEND_LOG_DAYS')
+        .argParser(parsePositiveInteger)
+        .default(30),
+    )
+    .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(
         'WHARF_ADMIN_TOKEN',
       ),

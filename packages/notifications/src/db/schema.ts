@@ -136,6 +136,23 @@ export interface WebhookEventsTable {
   delivered_at: number | null;
 }
 
+/** One send and its per-address results (the dashboard's send log), kept `--send-log-days`. */
+export interface SendLogTable {
+  /** ULID: sorts by time; the log's page cursor. */
+  id: string;
+  project_id: string;
+  app_url: string;
+  title: string;
+  target_path: string | null;
+  /** 'key' (the developer API) or 'dashboard' (a test send). */
+  sent_by: string;
+  sent_count: number;
+  failed_count: number;
+  /** JSON array of {walletAddress, sent, failureReason?}, in the request's order. */
+  results: string;
+  created_at: number;
+}
+
 export interface Tables {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -148,5 +165,6 @@ export interface Tables {
   sessions: SessionsTable;
   notification_outbox: NotificationOutboxTable;
   project_webhooks: ProjectWebhooksTable;
+  send_log: SendLogTable;
   webhook_events: WebhookEventsTable;
 }

@@ -18,6 +18,22 @@ export interface Notification {
   dedupeKey: string;
 }
 
+/** One send as the dashboard's send log keeps it; written with the send's notifications. */
+export interface SendRecord {
+  /** ULID. */
+  id: string;
+  projectId: string;
+  appUrl: string;
+  title: string;
+  targetPath: string | null;
+  /** Who sent it: the project's API key, or its owner from the dashboard (a test send). */
+  sentBy: 'key' | 'dashboard';
+  sentCount: number;
+  failedCount: number;
+  results: ReadonlyArray<{ walletAddress: string; sent: boolean; failureReason?: string }>;
+  createdAt: number;
+}
+
 export interface DeliveryOutcome {
   /** Stored and pushed. */
   delivered: Notification[];
@@ -30,11 +46,12 @@ export interface DeliveryPath {
   openWindows(keys: readonly string[], now: number): Promise<Set<string>>;
   /**
    * Stores the notifications and claims their dedupe keys for `windowMs` in one transaction, then
-   * fans them out. A failure stores nothing (no window starts). Consumer: send.
+   * fans them out. A failure stores nothing (no window starts). `record`, when given, is written to
+   * the send log in the same transaction (also when there is no notification to store). Consumer: send.
    */
   deliver(
     notifications: readonly Notification[],
-    options: { now: number; windowMs: number },
+    options: { now: number; windowMs: number; record?: SendRecord },
   ): Promise<DeliveryOutcome>;
 }
 

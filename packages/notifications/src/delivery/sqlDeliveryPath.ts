@@ -11,12 +11,16 @@
  * this instance publishes them and deletes the row. If it dies or cannot publish in between, the
  * row's lease runs out and any instance's relay pushes them (delivery/outboxRelay.ts,
  * docs/decisions/0170): a stored notification is always pushed, at least once.
+ *
+ * The same transaction also writes the send's row in the send log (docs/decisions/0165), so the
+ * log never shows a send whose notifications were not stored, nor misses one that was.
  */
 import type Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { type Database, inList } from '../db/database.js';
+import { sendLogRow } from '../db/repositories/sendLog.js';
 import type { LiveFanout } from './fanout.js';
 import { defaultOutboxLeaseMs, deleteOutboxRow } from './outboxRelay.js';
 import {
@@ -24,6 +28,7 @@ import {
   type DeliveryPath,
   DeliveryUnavailableError,
   type Notification,
+  type SendRecord,
 } from './path.js';
 
 export class SqlDeliveryPath implements DeliveryPath {
@@ -52,11 +57,24 @@ export class SqlDeliveryPath implements DeliveryPath {
 
   async deliver(
     notifications: readonly Notification[],
-    options: { now: number; windowMs: number },
+    options: { now: number; windowMs: number; record?: SendRecord },
   ): Promise<DeliveryOutcome> {
-    if (notifications.length === 0) return { delivered: [], alreadyDelivered: [] };
+    if (notifications.length === 0) {
+      if (options.record) {
+        try {
+          await this.database.db.insertInto('send_log').values(sendLogRow(options.record)).execute();
+        } catch (error) {
+          throw new DeliveryUnavailableError('the notification store is unavailable', 5, { cause: error });
+        }
+      }
+      return { delivered: [], alreadyDelivered: [] };
+    }
     const expiresAt = options.now + options.windowMs;
-    const outbox: OutboxEntry = { id: randomUUID(), leaseUntil: options.now + this.outboxLeaseMs };
+    const outbox: OutboxEntry = {
+      id: randomUUID(),
+      leaseUntil: options.now + this.outboxLeaseMs,
+      record: options.record,
+    };
     let claimed: Set<string>;
     try {
       const uniform = sharesContent(notifications);
@@ -88,7 +106,12 @@ export class SqlDeliveryPath implements DeliveryPath {
     };
   }
 
-  private sqliteStatements?: { claim: Sqlite.Statement; insert: Sqlite.Statement; outbox: Sqlite.Statement };
+  private sqliteStatements?: {
+    claim: Sqlite.Statement;
+    insert: Sqlite.Statement;
+    outbox: Sqlite.Statement;
+    log: Sqlite.Statement;
+  };
 
   private storeSqlite(
     notifications: readonly Notification[],
@@ -100,6 +123,11 @@ export class SqlDeliveryPath implements DeliveryPath {
     // Two statements for the whole batch, each with the batch as one JSON parameter: constant SQL
     // (prepared once), no per-row statement overhead.
     this.sqliteStatements ??= {
+      log: handle.prepare(
+        `insert into send_log (id, project_id, app_url, title, target_path, sent_by, sent_count, failed_count,
+           results, created_at) values (@id, @project_id, @app_url, @title, @target_path, @sent_by, @sent_count,
+           @failed_count, @results, @created_at)`,
+      ),
       outbox: handle.prepare(
         'insert into notification_outbox (id, notification_ids, created_at, lease_until) values (?, ?, ?, ?)',
       ),
@@ -114,7 +142,7 @@ export class SqlDeliveryPath implements DeliveryPath {
          select value ->> 0, ?, ?, value ->> 1, ?, ?, ?, ?, null, value ->> 2 from json_each(?)`,
       ),
     };
-    const { claim, insert, outbox: queue } = this.sqliteStatements;
+    const { claim, insert, outbox: queue, log } = this.sqliteStatements;
     const first = notifications[0]!;
     const run = handle.transaction(() => {
       const rows = claim.all(expiresAt, JSON.stringify(notifications.map((n) => n.dedupeKey)), now) as Array<{
@@ -134,6 +162,7 @@ export class SqlDeliveryPath implements DeliveryPath {
         );
         queue.run(outbox.id, JSON.stringify(fresh.map((n) => n.id)), now, outbox.leaseUntil);
       }
+      if (outbox.record) log.run(sendLogRow(outbox.record));
       return claimed;
     });
     // better-sqlite3 is synchronous: nothing else in this process runs between BEGIN and COMMIT.
@@ -147,6 +176,18 @@ export class SqlDeliveryPath implements DeliveryPath {
     outbox: OutboxEntry,
   ): Promise<Set<string>> {
     const first = notifications[0]!;
+    const row = outbox.record ? sendLogRow(outbox.record) : undefined;
+    // A data-modifying WITH runs whether or not the final select reads it.
+    const logged = row
+      ? sql`, logged as (
+          insert into send_log (id, project_id, app_url, title, target_path, sent_by, sent_count, failed_count,
+                                results, created_at)
+          values (${row.id}, ${row.project_id}, ${row.app_url}, ${row.title}, ${row.target_path}::text,
+                  ${row.sent_by}, ${row.sent_count}::int, ${row.failed_count}::int, ${row.results},
+                  ${row.created_at}::bigint)
+          returning id
+        )`
+      : sql``;
     const result = await sql<{ dedupe_key: string }>`
       with claimed as (
         insert into dedupe_keys (key, expires_at)
@@ -167,7 +208,7 @@ export class SqlDeliveryPath implements DeliveryPath {
         select ${outbox.id}, json_agg(id)::text, ${now}::bigint, ${outbox.leaseUntil}::bigint
         from inserted having count(*) > 0
         returning id
-      )
+      )${logged}
       select dedupe_key from inserted`.execute(this.database.db);
     return new Set(result.rows.map((r) => r.dedupe_key));
   }
@@ -220,6 +261,7 @@ export class SqlDeliveryPath implements DeliveryPath {
           })
           .execute();
       }
+      if (outbox.record) await tx.insertInto('send_log').values(sendLogRow(outbox.record)).execute();
       return claimed;
     });
   }
@@ -234,6 +276,8 @@ export class SqlDeliveryPath implements DeliveryPath {
 interface OutboxEntry {
   id: string;
   leaseUntil: number;
+  /** The send's row in the send log, written in the same transaction. */
+  record?: SendRecord;
 }
 
 /** Whether the notifications differ only in id, address and dedupe key (one send's batch). */

@@ -13,6 +13,7 @@
  *                                                 as if called with the project's key
  */
 import type { Admin, CreatedProject, ProjectInfo, RevokedKeys, RotatedKey } from '../admin.js';
+import type { SendLogRepository } from '../db/repositories/sendLog.js';
 import { invalid, ServiceError } from '../errors.js';
 import { isAddress, toChecksumAddress } from './addresses.js';
 import type { DeveloperDeps } from './deps.js';
@@ -24,6 +25,7 @@ import { listUsers, type UsersPage } from './users.js';
 export interface DashboardDeps {
   admin: Admin;
   developer: DeveloperDeps;
+  sendLog: SendLogRepository;
 }
 
 /** The one answer for a project the developer does not own (identical to a missing one). */
@@ -175,5 +177,5 @@ export async function ownProjectSend(
   body: unknown,
 ): Promise<SendResponse> {
   const project = await asKeyHolder(deps, owner, projectId);
-  return sendNotification(deps.developer, project, parseSendRequest(body));
+  return sendNotification(deps.developer, project, parseSendRequest(body), 'dashboard');
 }

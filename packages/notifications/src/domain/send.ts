@@ -6,9 +6,10 @@
  *     enabled                -> dedupe: openWindows(keys)  one query
  *        window open         -> sent (nothing pushed)
  *        new                 -> delivery.deliver(...)     one transaction + live fan-out
+ *   the send's row in the send log        in that same transaction (alone when nothing is new)
  */
 import type { AuthenticatedProject } from '../auth/authenticate.js';
-import { DeliveryUnavailableError, type Notification } from '../delivery/path.js';
+import { DeliveryUnavailableError, type Notification, type SendRecord } from '../delivery/path.js';
 import { ServiceError } from '../errors.js';
 import { authorizeApp } from './authorizeApp.js';
 import { dedupeKey } from './dedupe.js';
@@ -37,6 +38,7 @@ export async function sendNotification(
   deps: DeveloperDeps,
   project: AuthenticatedProject,
   request: SendRequest,
+  sentBy: SendRecord['sentBy'] = 'key',
 ): Promise<SendResponse> {
   await authorizeApp(deps, project, request.appUrl);
   const now = deps.clock();
@@ -70,20 +72,36 @@ export async function sendNotification(
     }
   }
 
-  if (candidates.length > 0) {
-    const open = await unavailableOnFailure(() =>
-      deps.delivery.openWindows(
-        candidates.map((c) => c.dedupeKey),
-        now,
-      ),
-    );
-    const fresh = candidates.filter((c) => !open.has(c.dedupeKey));
-    // Repeats within the window, and keys a concurrent identical send claimed first, answer sent.
-    await unavailableOnFailure(() => deps.delivery.deliver(fresh, { now, windowMs: limits.dedupeWindowMs }));
-  }
-
   const sentCount = results.filter((r) => r.sent).length;
   const failedCount = results.length - sentCount;
+  const record: SendRecord = {
+    id: deps.newId(),
+    projectId: project.projectId,
+    appUrl: request.appUrl,
+    title: request.title,
+    targetPath: request.targetPath,
+    sentBy,
+    sentCount,
+    failedCount,
+    results,
+    createdAt: now,
+  };
+
+  const open =
+    candidates.length === 0
+      ? new Set<string>()
+      : await unavailableOnFailure(() =>
+          deps.delivery.openWindows(
+            candidates.map((c) => c.dedupeKey),
+            now,
+          ),
+        );
+  const fresh = candidates.filter((c) => !open.has(c.dedupeKey));
+  // Repeats within the window, and keys a concurrent identical send claimed first, answer sent.
+  await unavailableOnFailure(() =>
+    deps.delivery.deliver(fresh, { now, windowMs: limits.dedupeWindowMs, record }),
+  );
+
   return { success: failedCount === 0, results, sentCount, failedCount };
 }
 

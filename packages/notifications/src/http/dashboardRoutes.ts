@@ -34,6 +34,7 @@ import {
   revokeOwnKey,
   rotateOwnKey,
 } from '../domain/dashboard.js';
+import { ownProjectSends } from '../domain/sendLog.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
 import { registerWebhookRoutes } from './webhookRoutes.js';
@@ -46,6 +47,8 @@ import {
   RevokedKeys,
   RotatedKey,
   SendBody,
+  SendLogQuerystring,
+  SendLogResponse,
   SendResponse,
   StatusBody,
   StatusResponse,
@@ -316,6 +319,22 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
       ),
     },
     async (request) => ownProjectSend(deps, owner(request), projectId(request), request.body),
+  );
+
+  app.get(
+    `${project}/sends`,
+    {
+      ...signedIn,
+      schema: schema(
+        "The send log: one of your projects' sends (key or dashboard), newest first, with per-address results",
+        {
+          params: Params,
+          querystring: SendLogQuerystring,
+          response: { 200: SendLogResponse, 400: err, ...managed },
+        },
+      ),
+    },
+    async (request) => ownProjectSends(deps, owner(request), projectId(request), request.query),
   );
 
   app.patch(

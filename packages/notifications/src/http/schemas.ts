@@ -145,3 +145,37 @@ export const RevokedKeys = Type.Object({
 });
 export const AppUrls = Type.Object({ appUrls: Type.Array(Type.String()) });
 export const Ok = Type.Object({ success: Type.Boolean() });
+
+export const SendLogQuerystring = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Sends per page' }),
+  ),
+  before: Type.Optional(
+    Type.String({ description: 'nextCursor of the previous page (older sends); omit for the newest' }),
+  ),
+});
+
+export const SendLogResponse = Type.Object({
+  sends: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      createdAt: Type.String({ format: 'date-time' }),
+      appUrl: Type.String(),
+      title: Type.String(),
+      targetPath: Type.Union([Type.String(), Type.Null()]),
+      sentBy: Type.Union([Type.Literal('key'), Type.Literal('dashboard')], {
+        description: "key: the developer API with the project's key; dashboard: a test send",
+      }),
+      sentCount: Type.Integer(),
+      failedCount: Type.Integer(),
+      results: Type.Array(
+        Type.Object({
+          walletAddress: Type.String({ description: 'EIP-55' }),
+          sent: Type.Boolean(),
+          failureReason: Type.Optional(Type.String()),
+        }),
+      ),
+    }),
+  ),
+  nextCursor: Type.Optional(Type.String({ description: 'Absent on the last page' })),
+});
