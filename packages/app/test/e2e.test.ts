@@ -117,6 +117,12 @@ describe.skipIf(!canRun)('the web app in chromium against wharf up', () => {
     await expect
       .poll(() => page.getByTestId('send-results').textContent())
       .toContain('user has not saved this app');
+    // The send log lists it (the operator's test send goes with the key); a row expands to its results.
+    const sendLog = page.getByTestId('send-log');
+    await sendLog.getByText('Hello 🚀').click();
+    await expect
+      .poll(() => sendLog.locator('details[open]').textContent())
+      .toContain('not sent: user has not saved this app');
     await shoot(page, 'dashboard-project-desktop');
     await page.setViewportSize(viewports.phone);
     await shoot(page, 'dashboard-project-phone');

@@ -341,6 +341,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   const rateLimitWindowMs = options.rateLimitWindowMs ?? 60_000;
   await app.register(adminRoutes, {
     admin,
+    sendLog,
     adminToken: options.adminToken,
     rateLimitStore,
     rateLimit: limits.adminRateLimit,

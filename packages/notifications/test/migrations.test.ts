@@ -45,6 +45,7 @@ describe.each(backends)('migrations on $name', (backend) => {
           'pins',
           'projects',
           'project_webhooks',
+          'send_log',
           'sessions',
           'webhook_events',
         ].sort(),
@@ -53,7 +54,8 @@ describe.each(backends)('migrations on $name', (backend) => {
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
       expect(await tables()).toContain('webhook_events');
-      expect(await tables()).toHaveLength(12);
+      expect(await tables()).toContain('send_log');
+      expect(await tables()).toHaveLength(13);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();

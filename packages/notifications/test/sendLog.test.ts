@@ -1,7 +1,7 @@
 /**
  * The send log on the dashboard API: a send with the project's key and a dashboard test send are
  * listed (newest first, paginated) with their counts and per-address results; only the project's
- * owner sees them; a send whose inbox write fails leaves no row (same transaction); sends older
+ * owner (and the operator, on the admin API) sees them; a send whose inbox write fails leaves no row (same transaction); sends older
  * than `sendLogDays` are pruned (injected clock).
  */
 import { sql } from 'kysely';
@@ -143,6 +143,14 @@ describe.each(backends)('send log on $name', (backend) => {
     expect(asBob.statusCode).toBe(404);
     expect(asBob.body).not.toContain('Via key');
     expect((await t.app.inject({ method: 'GET', url: sends })).statusCode).toBe(401);
+    // The operator reads any project's log on the admin API.
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/admin/projects/${projectId}/sends?limit=5`,
+      headers: { authorization: 'Bearer admin-token-for-tests' },
+    });
+    expect(operator.statusCode).toBe(200);
+    expect(operator.json()).toEqual(list.json());
 
     // Retention 1 day: the key send (25 h old) goes, the dashboard send (13 h) stays.
     now += 13 * HOUR;

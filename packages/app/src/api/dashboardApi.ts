@@ -55,6 +55,20 @@ export interface WebhookDelivery {
   body: string;
 }
 
+/** One send in a project's send log, with its per-address results. */
+export interface SendLogEntry {
+  id: string;
+  createdAt: string;
+  appUrl: string;
+  title: string;
+  targetPath: string | null;
+  /** key: the developer API with the project's key; dashboard: a test send. */
+  sentBy: 'key' | 'dashboard';
+  sentCount: number;
+  failedCount: number;
+  results: Array<{ walletAddress: string; sent: boolean; failureReason?: string }>;
+}
+
 export type DashboardRole = 'operator' | 'developer';
 
 export const dashboardBase: Record<DashboardRole, string> = {
@@ -130,6 +144,12 @@ export function createDashboardApi(token: string, role: DashboardRole) {
         `${projectPath(id)}/webhook/deliveries/${encodeURIComponent(eventId)}/resend`,
         { method: 'POST', headers, body: {} },
       ),
+    /** The send log, newest first; `before` is the previous page's nextCursor. */
+    sends: (id: string, before?: string) =>
+      requestJson<{ sends: SendLogEntry[]; nextCursor?: string }>(`${projectPath(id)}/sends`, {
+        headers,
+        query: { before, limit: 20 },
+      }),
     setWhitelisted: (id: string, whitelisted: boolean) =>
       requestJson<Project>(`${projectPath(id)}/whitelist`, { headers, body: { whitelisted } }),
   };

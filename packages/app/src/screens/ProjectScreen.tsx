@@ -1,4 +1,4 @@
-/** One project: whitelist state, app URLs, the API key, users, one wallet's status, test sends. */
+/** One project: whitelist state, app URLs, the API key, users, one wallet's status, test sends, the send log. */
 import { useState } from 'react';
 import type { Project } from '../api/dashboardApi.js';
 import { Address } from '../components/Address.js';
@@ -13,6 +13,7 @@ import { AppearancePanel } from '../dashboard/AppearancePanel.js';
 import { ApiKeyPanel } from '../dashboard/ApiKeyPanel.js';
 import { AppUrlsPanel } from '../dashboard/AppUrlsPanel.js';
 import { rememberKey } from '../dashboard/keyVault.js';
+import { SendLogPanel } from '../dashboard/SendLogPanel.js';
 import { StatusPanel } from '../dashboard/StatusPanel.js';
 import { TestSendPanel } from '../dashboard/TestSendPanel.js';
 import { UsersPanel } from '../dashboard/UsersPanel.js';
@@ -68,6 +69,7 @@ export function ProjectScreen({ projectId }: { projectId: string }) {
           </div>
           <AppearancePanel project={p} onChange={(next) => update(next)} />
           <TestSendPanel project={p} />
+          <SendLogPanel project={p} />
           <div className="project-grid">
             <UsersPanel project={p} />
             <StatusPanel project={p} />

@@ -17,11 +17,16 @@ import {
   ProjectInfo,
   RevokedKeys,
   RotatedKey,
+  SendLogQuerystring,
+  SendLogResponse,
 } from './schemas.js';
+import type { SendLogRepository } from '../db/repositories/sendLog.js';
+import { projectSends } from '../domain/sendLog.js';
 import { Type } from '@sinclair/typebox';
 
 export interface AdminRoutesOptions {
   admin: Admin;
+  sendLog: SendLogRepository;
   adminToken?: string;
   rateLimitStore: RateLimitStore;
   /** Requests per window per IP, counted before the token is checked. */
@@ -219,6 +224,22 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
         name: field(request.body, 'name'),
         iconUrl: field(request.body, 'icon_url'),
       }),
+  );
+
+  app.get(
+    `${base}/:projectId/sends`,
+    {
+      schema: schema("A project's send log, newest first, with per-address results", {
+        params: Params,
+        querystring: SendLogQuerystring,
+        response: { 200: SendLogResponse, ...errors },
+      }),
+    },
+    async (request) => {
+      const { projectId } = request.params as { projectId: string };
+      await admin.getProject(projectId);
+      return projectSends(options.sendLog, projectId, request.query);
+    },
   );
 
   registerWebhookRoutes(app, { base, tag: 'admin', security, admin });
