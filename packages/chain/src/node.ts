@@ -123,6 +123,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     clientVersion: CLIENT_VERSION,
     preconfReceipts: options.preconfReceipts,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
+    limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
   const dispatcher = new Dispatcher(
@@ -167,6 +168,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     await ctx.store.close();
     throw e;
   }
+  // Long executions (eth_call, traces) take their turns in the request queue.
+  rpc.scheduler = server.scheduler;
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);

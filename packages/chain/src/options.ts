@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { defaultRpcLimits, type RpcLimits } from './rpc/limits.js';
 
 /** A funded development account derived from the mnemonic (printed by `wharf up`, as Anvil does). */
 export interface DevAccount {
@@ -35,6 +36,8 @@ export interface ChainNodeOptions {
   baseFee: bigint;
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
+  /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
+  limits: RpcLimits;
   logger?: Logger;
   /**
    * Resolves once the hosting process has finished starting (`wharf up` starts the platform after
@@ -58,6 +61,7 @@ export const defaultChainNodeOptions: ChainNodeOptions = {
   mnemonic: 'test test test test test test test test test test test junk',
   balance: 10_000n * 10n ** 18n,
   baseFee: 1_000_000_000n,
+  limits: defaultRpcLimits,
 };
 
 /** A running chain node. */

@@ -4,11 +4,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
 import type { PlatformServer } from '@wharf/notifications';
+import type { TrustProxy } from '@wharf/notifications/settings';
 import type { Logger } from 'pino';
+import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
-export interface ChainFlags {
+export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
@@ -33,7 +35,19 @@ export interface ServeFlags {
   databaseUrl?: string;
   redisUrl?: string;
   rateLimit: number;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
+  publicUrl?: string;
+  clientRateLimit?: number;
+  ipRateLimit?: number;
+  adminRateLimit?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  idleTimeout?: number;
+  bodyLimit?: number;
+  streamsPerSession?: number;
+  streamsPerAddress?: number;
+  streamBuffer?: number;
+  sessionTtl?: number;
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
@@ -63,6 +77,7 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
     started,
   });
@@ -104,7 +119,19 @@ export async function startPlatform(
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
     rateLimit: flags.rateLimit,
-    trustProxy: Boolean(flags.trustProxy),
+    trustProxy: flags.trustProxy ?? false,
+    publicUrl: flags.publicUrl,
+    clientRateLimit: flags.clientRateLimit,
+    ipRateLimit: flags.ipRateLimit,
+    adminRateLimit: flags.adminRateLimit,
+    requestTimeoutMs: flags.requestTimeout,
+    headersTimeoutMs: flags.headersTimeout,
+    idleTimeoutMs: flags.idleTimeout,
+    bodyLimitBytes: flags.bodyLimit,
+    streamsPerSession: flags.streamsPerSession,
+    streamsPerAddress: flags.streamsPerAddress,
+    streamBufferBytes: flags.streamBuffer,
+    sessionTtlMs: flags.sessionTtl,
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,

@@ -75,3 +75,21 @@ export function redactUrl(value: string): string {
     return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
   }
 }
+
+/** Wraps a parser that throws Error into one that throws commander's InvalidArgumentError. */
+export function asFlagParser<T>(parse: (value: string) => T): (value: string) => T {
+  return (value) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+/** Seconds (possibly fractional, more than 0), returned in milliseconds. */
+export function parsePositiveSecondsAsMs(value: string): number {
+  const seconds = parseSeconds(value);
+  if (seconds <= 0) throw new InvalidArgumentError(`expected more than 0 seconds, got "${value}"`);
+  return Math.round(seconds * 1000);
+}

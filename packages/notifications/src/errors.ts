@@ -31,6 +31,16 @@ export const errorCodes = {
   BODY_TOO_LARGE: { status: 413, error: 'Payload Too Large' },
   /** 429: the client IP spent its request budget; see `Retry-After`. */
   RATE_LIMITED: { status: 429, error: 'Too Many Requests' },
+  /** 429: the session (or wallet) already has the most open notification streams allowed. */
+  STREAM_LIMIT: { status: 429, error: 'Too Many Requests' },
+  /** 403: the app URL was registered to another project before; only the operator may register it. */
+  APP_URL_NEEDS_OPERATOR: { status: 403, error: 'Forbidden' },
+  /** 408: the request (headers and body) did not arrive within the request timeout. */
+  REQUEST_TIMEOUT: { status: 408, error: 'Request Timeout' },
+  /** 431: the request's headers are larger than the server accepts. */
+  HEADERS_TOO_LARGE: { status: 431, error: 'Request Header Fields Too Large' },
+  /** 400: the bytes on the connection are not an HTTP request the server can parse. */
+  MALFORMED_REQUEST: { status: 400, error: 'Bad Request' },
   /** 500: the preferences store (pins and opt-ins) failed (user status endpoint). */
   PREFERENCES_FAILED: { status: 500, error: 'Internal Server Error' },
   /** 500: an unexpected failure. */

@@ -1,6 +1,40 @@
 import type { Logger } from 'pino';
 import type { DeliveryPath } from './delivery/path.js';
+import type { TrustProxy } from './http/trustProxy.js';
 import type { PreferencesStore } from './preferences/store.js';
+
+/**
+ * The defaults of every limit of the platform server (docs/security.md lists each with its flag).
+ * Kept apart from the server so that the CLI can show them without loading it.
+ */
+export const platformLimitDefaults = {
+  /** Requests per minute per IP on the notification endpoints (the spec's 20). */
+  rateLimit: 20,
+  /** Requests per minute per session on the client and dashboard APIs (per IP on sign-in). */
+  clientRateLimit: 600,
+  /** Requests per minute per IP on signed-in client and dashboard routes, before the token. */
+  ipRateLimit: 1200,
+  /** Requests per minute per IP on the admin API, before the token. */
+  adminRateLimit: 120,
+  /** Whole request (headers and body) must arrive within this many ms; else 408. */
+  requestTimeoutMs: 30_000,
+  /** Headers must arrive within this many ms; else 408. */
+  headersTimeoutMs: 10_000,
+  /** A connection with no traffic either way for this many ms is closed. */
+  idleTimeoutMs: 60_000,
+  /** Largest request body in bytes; else 413. */
+  bodyLimitBytes: 1024 * 1024,
+  /** Open notification streams per session token (per instance). */
+  streamsPerSession: 5,
+  /** Open notification streams per wallet address (per instance). */
+  streamsPerAddress: 20,
+  /** Bytes queued for one stream reader before it is dropped. */
+  streamBufferBytes: 1024 * 1024,
+  /** Milliseconds between SSE keep-alive comments and session re-checks. */
+  sseHeartbeatMs: 15_000,
+  /** Client session lifetime in ms (dashboard sessions: at most 24 hours). */
+  sessionTtlMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
 
 export interface PlatformServerOptions {
   host: string;
@@ -19,14 +53,41 @@ export interface PlatformServerOptions {
   rateLimit: number;
   /** The rate limit's sliding window in milliseconds; default 60,000. For tests and benchmarks. */
   rateLimitWindowMs?: number;
-  /** Requests per minute per session (client API; the sign-in routes: per IP). Default 600. */
+  /** Requests per minute per session (client and dashboard APIs; the sign-in routes: per IP). Default 600. */
   clientRateLimit?: number;
+  /** Requests per minute per IP on signed-in client and dashboard routes, counted before the token. Default 1,200. */
+  ipRateLimit?: number;
+  /** Requests per minute per IP on the admin API, counted before the token. Default 120. */
+  adminRateLimit?: number;
   /** Lifetime of a client session token in milliseconds. Default 7 days. */
   sessionTtlMs?: number;
-  /** Milliseconds between SSE keep-alive comments. Default 15,000. */
+  /** Milliseconds between SSE keep-alive comments (and session re-checks). Default 15,000. */
   sseHeartbeatMs?: number;
-  /** Trust X-Forwarded-For (behind a reverse proxy). */
-  trustProxy: boolean;
+  /** Open notification streams per session token. Default 5. */
+  streamsPerSession?: number;
+  /** Open notification streams per wallet address. Default 20. */
+  streamsPerAddress?: number;
+  /** Bytes queued for one stream reader before it is dropped. Default 1 MiB. */
+  streamBufferBytes?: number;
+  /** The whole request must arrive within this many ms (else 408). Default 30,000. */
+  requestTimeoutMs?: number;
+  /** The request's headers must arrive within this many ms (else 408). Default 10,000. */
+  headersTimeoutMs?: number;
+  /** A connection idle this many ms is closed. Default 60,000. */
+  idleTimeoutMs?: number;
+  /** Largest request body in bytes (else 413). Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /**
+   * Which proxies may name the client in X-Forwarded-For: false (none; the socket's peer is the
+   * client), a hop count (1 behind one reverse proxy), or the proxies' addresses/CIDRs. Never all.
+   */
+  trustProxy: TrustProxy;
+  /**
+   * The platform's public origin (https://wharf.example.com): the only domain and URI Sign-In with
+   * Ethereum accepts, and the base of links the server prints. Default: the loopback origins the
+   * server listens on (http://127.0.0.1:PORT, http://localhost:PORT, http://[::1]:PORT).
+   */
+  publicUrl?: string;
   /** The chain node's JSON-RPC URL (ERC-1271 checks, the dashboard's chain view). */
   chainRpc?: string;
   /** Chain id that Sign-In with Ethereum messages must name. */
@@ -51,13 +112,15 @@ export const defaultPlatformServerOptions: PlatformServerOptions = {
   host: '127.0.0.1',
   port: 3000,
   dataDir: './.wharf',
-  rateLimit: 20,
+  rateLimit: platformLimitDefaults.rateLimit,
   trustProxy: false,
   chainId: 31337,
 };
 
 export interface PlatformServer {
-  /** http://host:port */
+  /** http://host:port (where it listens) */
   url: string;
+  /** The public origin: `publicUrl`, or http://127.0.0.1:PORT. Links for people use this. */
+  publicUrl: string;
   close(): Promise<void>;
 }

@@ -18,6 +18,7 @@ import { type Database, openDatabase } from './db/database.js';
 import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';
 import { SessionsRepository } from './db/repositories/sessions.js';
+import { isLoopbackHost, loopbackOrigins, parsePublicUrl } from './auth/publicOrigin.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
 import type { ClientDeps } from './domain/client.js';
 import { Type } from '@sinclair/typebox';
@@ -31,10 +32,12 @@ import { createUlidGenerator } from './domain/ulid.js';
 import { ServiceError } from './errors.js';
 import { adminRoutes } from './http/adminRoutes.js';
 import { registerApiDocs } from './http/apiDocs.js';
+import { clientErrorHandler } from './http/clientErrors.js';
+import { fastifyTrustProxy } from './http/trustProxy.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
 import { ErrorBody } from './http/schemas.js';
-import type { PlatformServer, PlatformServerOptions } from './options.js';
+import { type PlatformServer, type PlatformServerOptions, platformLimitDefaults } from './options.js';
 import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
 import type { PreferencesStore } from './preferences/store.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './ratelimit/store.js';
@@ -107,11 +110,33 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       },
     },
   );
+  const limits = { ...platformLimitDefaults, ...definedLimits(options) };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw new Error('headersTimeoutMs must not exceed requestTimeoutMs');
+  if (limits.sseHeartbeatMs >= limits.idleTimeoutMs)
+    throw new Error('sseHeartbeatMs must be shorter than idleTimeoutMs (streams would be cut as idle)');
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger | undefined,
-    trustProxy: options.trustProxy,
-    bodyLimit: 1024 * 1024,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
+    bodyLimit: limits.bodyLimitBytes,
+    // A slow sender (a byte every 10 s) cannot hold a connection: the whole request within
+    // requestTimeout, its headers within headersTimeout, checked every second.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    clientErrorHandler,
   });
+  // The origins SIWE messages may name: the configured one, else this server's loopback origins
+  // (its port is known once it listens).
+  const publicOrigins = (): readonly string[] => {
+    if (publicUrl) return [publicUrl];
+    const address = app.server.address();
+    return loopbackOrigins(typeof address === 'object' && address ? address.port : options.port);
+  };
 
   const database = await openDatabase(options);
   const prefix = options.redisKeyPrefix ?? 'wharf:';
@@ -152,7 +177,8 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     sessions,
     verifier: options.chainRpc ? chainVerifier(options.chainRpc) : eoaVerifier,
     chainId: options.chainId,
-    sessionTtlMs: options.sessionTtlMs ?? 7 * 24 * 60 * 60 * 1000,
+    publicOrigins,
+    sessionTtlMs: limits.sessionTtlMs,
     clock,
   };
   const deps: DeveloperDeps = { projects, preferences, delivery, clock, newId: createUlidGenerator(clock) };
@@ -250,22 +276,36 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: options.rateLimit,
     rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
   });
-  await app.register(adminRoutes, { admin, adminToken: options.adminToken });
+  const rateLimitWindowMs = options.rateLimitWindowMs ?? 60_000;
+  await app.register(adminRoutes, {
+    admin,
+    adminToken: options.adminToken,
+    rateLimitStore,
+    rateLimit: limits.adminRateLimit,
+    rateLimitWindowMs,
+  });
   await app.register(clientRoutes, {
     deps: clientDeps,
     fanout,
     rateLimitStore,
-    rateLimit: options.clientRateLimit ?? 600,
-    rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
-    heartbeatMs: options.sseHeartbeatMs,
+    rateLimit: limits.clientRateLimit,
+    ipRateLimit: limits.ipRateLimit,
+    rateLimitWindowMs,
+    stream: {
+      perSession: limits.streamsPerSession,
+      perAddress: limits.streamsPerAddress,
+      maxBufferBytes: limits.streamBufferBytes,
+      heartbeatMs: limits.sseHeartbeatMs,
+    },
   });
   await app.register(dashboardRoutes, {
     deps: { admin, developer: deps },
     sessions: clientDeps,
     rateLimitStore,
-    dashboardRateLimit: options.clientRateLimit ?? 600,
+    dashboardRateLimit: limits.clientRateLimit,
     notificationRateLimit: options.rateLimit,
-    rateLimitWindowMs: options.rateLimitWindowMs ?? 60_000,
+    ipRateLimit: limits.ipRateLimit,
+    rateLimitWindowMs,
   });
 
   const apiNotFound = (method: string, url: string) =>
@@ -285,14 +325,35 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   return app;
 }
 
+/** The limit options that were given (undefined ones keep their defaults). */
+function definedLimits(options: PlatformServerOptions): Partial<typeof platformLimitDefaults> {
+  const given: Record<string, number> = {};
+  for (const key of Object.keys(platformLimitDefaults) as Array<keyof typeof platformLimitDefaults>) {
+    const value = (options as unknown as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new Error(`${key} must be a positive number, got ${String(value)}`);
+    given[key] = value;
+  }
+  return given;
+}
+
 /** Builds the platform app and listens on `host:port`. */
 export async function startPlatformServer(options: PlatformServerOptions): Promise<PlatformServer> {
   const app = await buildPlatformApp(options);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  if (!options.publicUrl && !isLoopbackHost(options.host)) {
+    app.log.warn(
+      { host: options.host },
+      'listening beyond this machine without --public-url: sign-in accepts only the loopback origins; set --public-url to the address people use',
+    );
+  }
   return {
-    url: `http://${options.host}:${port}`,
+    url,
+    publicUrl: options.publicUrl ? parsePublicUrl(options.publicUrl) : `http://127.0.0.1:${port}`,
     close: () => app.close(),
   };
 }

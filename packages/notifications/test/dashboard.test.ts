@@ -8,11 +8,21 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { buildPlatformApp, openAdmin } from '../src/index.js';
-import { addressOf, backends, baseOptions, cleanupBackends, startApp, type TestApp } from './helpers.js';
+import {
+  addressOf,
+  backends,
+  baseOptions,
+  cleanupBackends,
+  startApp as startHelperApp,
+  type TestApp,
+} from './helpers.js';
 
 afterAll(cleanupBackends);
 
 const HOST = 'platform.test';
+/** The platform's configured public origin in these tests: SIWE messages name it. */
+const startApp: typeof startHelperApp = (backend, overrides = {}, project = {}) =>
+  startHelperApp(backend, { publicUrl: `http://${HOST}`, ...overrides }, project);
 const ADMIN = 'admin-token-for-tests';
 const SEND = '/api/v1/notifications/send';
 const BASE = '/api/v1/dashboard';
@@ -117,11 +127,21 @@ describe.each(backends)('dashboard API on $name', (backend) => {
       payload: { message, signature: await bob.signMessage({ message }) },
     });
     expect(forged.statusCode).toBe(401);
-    const good = { message, signature: await alice.signMessage({ message }) };
-    const verify = () =>
-      t.app.inject({ method: 'POST', url: `${BASE}/auth/verify`, headers: { host: HOST }, payload: good });
-    expect((await verify()).statusCode).toBe(200);
-    expect((await verify()).statusCode).toBe(401);
+    // The forged attempt spent the nonce (it is consumed before the signature is checked).
+    const spent = { message, signature: await alice.signMessage({ message }) };
+    const verify = (payload: unknown) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${BASE}/auth/verify`,
+        headers: { host: HOST },
+        payload: payload as any,
+      });
+    expect((await verify(spent)).json().message).toContain('nonce');
+    const fresh = (await t.app.inject({ method: 'POST', url: `${BASE}/auth/nonce` })).json().nonce;
+    const again = message.replace(`Nonce: ${nonce}`, `Nonce: ${fresh}`);
+    const good = { message: again, signature: await alice.signMessage({ message: again }) };
+    expect((await verify(good)).statusCode).toBe(200);
+    expect((await verify(good)).statusCode).toBe(401);
     const missing = await t.app.inject({
       method: 'POST',
       url: `${BASE}/auth/verify`,
@@ -414,7 +434,7 @@ describe.each(backends)('dashboard API on $name', (backend) => {
 
   it('lists only one’s own projects; the CLI face (openAdmin, --owner) and the dashboard agree', async () => {
     const store = await backend.fresh();
-    const app = await buildPlatformApp({ ...baseOptions, ...store });
+    const app = await buildPlatformApp({ ...baseOptions, ...store, publicUrl: `http://${HOST}` });
     t = { app, apiKey: '', projectId: '', pin: async () => {}, close: () => app.close() };
     // What the `wharf project|app|key` commands open: the same store, while the service runs.
     const admin = await openAdmin(store);

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -124,4 +125,62 @@ export async function startApp(
 /** A deterministic EIP-55 address from a number. */
 export function addressOf(n: number): string {
   return getAddress(`0x${n.toString(16).padStart(40, '0')}`);
+}
+
+export interface ListeningApp extends TestApp {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  port: number;
+}
+
+/** `startApp`, listening on 127.0.0.1 with a free port: attacks over real sockets. */
+export async function listenApp(
+  backend: Backend,
+  overrides: Partial<PlatformServerOptions> = {},
+  project: { appUrl?: string; whitelisted?: boolean } = {},
+): Promise<ListeningApp> {
+  const t = await startApp(backend, overrides, project);
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = t.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { ...t, url: `http://127.0.0.1:${port}`, port };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json(): any;
+}
+
+/**
+ * One HTTP request with exactly these headers (fetch will not send a forged Host); resolves with
+ * the status, headers and body.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body,
+            json: () => JSON.parse(body),
+          });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
 }

@@ -88,7 +88,7 @@ describe('rate limit (memory store)', () => {
 
   it('X-Forwarded-For only counts with trustProxy', async () => {
     const plain = await startApp(sqlite, { rateLimit: 1 });
-    const proxied = await startApp(sqlite, { rateLimit: 1, trustProxy: true });
+    const proxied = await startApp(sqlite, { rateLimit: 1, trustProxy: 1 });
     apps.push(plain, proxied);
     const get = (t: TestApp, ip: string) =>
       t.app.inject({ method: 'GET', url: USERS, headers: { 'x-api-key': t.apiKey, 'x-forwarded-for': ip } });

@@ -15,10 +15,11 @@ import type { StateReader } from '../state/stateReader.js';
 import type { ChainContext } from './chainContext.js';
 import { isPrecompile } from './precompiles.js';
 import { movePrecompiles } from './stateOverrides.js';
+import { DEFAULT_RPC_GAS_CAP, EvmBudget, EvmTimeout } from './evmBudget.js';
 import { createVm } from './vmFactory.js';
 
-/** geth's --rpc.gascap. */
-export const RPC_GAS_CAP = 50_000_000n;
+/** geth's --rpc.gascap, the default. */
+export const RPC_GAS_CAP = DEFAULT_RPC_GAS_CAP;
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
 export const MAX_TX_GAS = 16_777_216n;
 
@@ -29,9 +30,32 @@ export function commonAt(ctx: ChainContext, at: Pick<CallBlock, 'number' | 'time
   return c;
 }
 
-/** The gas a call gets when it names none: the RPC cap, or EIP-7825's limit where active. */
-export function gasCap(ctx: ChainContext, at: CallBlock): bigint {
-  return commonAt(ctx, at).isActivatedEIP(7825) ? MAX_TX_GAS : RPC_GAS_CAP;
+/**
+ * What one request's execution may use: `gasCap` (--rpc-gas-cap; 0: none) and `budget` (its
+ * deadline, --rpc-evm-timeout, and its turns). Every run of one request shares them: an
+ * estimation's tries together take at most the timeout.
+ */
+export interface CallLimits {
+  gasCap: bigint;
+  budget: EvmBudget;
+}
+
+/** Defaults for callers without the RPC server (tests). */
+export function defaultCallLimits(): CallLimits {
+  return { gasCap: RPC_GAS_CAP, budget: new EvmBudget(0) };
+}
+
+/**
+ * The most gas a call gets (and what it gets when it names none): the RPC cap, and EIP-7825's
+ * limit where active. A larger `gas` is lowered to it, as geth does.
+ */
+export function gasCap(ctx: ChainContext, at: CallBlock, limits: CallLimits): bigint {
+  const cap = limits.gasCap > 0n ? limits.gasCap : at.gasLimit > RPC_GAS_CAP ? at.gasLimit : RPC_GAS_CAP;
+  return commonAt(ctx, at).isActivatedEIP(7825) && cap > MAX_TX_GAS ? MAX_TX_GAS : cap;
+}
+
+function capped(gas: bigint | undefined, cap: bigint): bigint {
+  return gas === undefined || gas > cap ? cap : gas;
 }
 
 export interface CallArgs {
@@ -176,13 +200,17 @@ export async function runCall(
   at: CallBlock,
   args: CallArgs,
   gas: bigint,
-  opts: { accessList?: boolean; moved?: Map<string, Uint8Array> } = {},
+  opts: { accessList?: boolean; moved?: Map<string, Uint8Array>; budget: EvmBudget },
 ): Promise<CallOutcome> {
+  await opts.budget.check();
   const block = callBlock(ctx, at, args);
   // A pre-Byzantium receipt's state root is never looked at here.
   const overlay = new JournaledState(state, async () => new Uint8Array(32));
   const vm = await createVm(ctx.spec.common, overlay, ctx.blocks, at);
   if (opts.moved) movePrecompiles(vm, opts.moved);
+  opts.budget.attach(vm);
+  // Making a VM is 1-10 ms of the thread: a turn for others before it runs.
+  await opts.budget.check();
   const nonce = args.nonce ?? (await overlay.readAccount(args.from ?? ZERO_ADDRESS))?.nonce ?? 0n;
   let tx: TypedTransaction;
   try {
@@ -210,6 +238,7 @@ export async function runCall(
       accessList: r.accessList as CallOutcome['accessList'],
     };
   } catch (e) {
+    if (e instanceof EvmTimeout) throw e;
     throw new CallError(cleanVmMessage((e as Error).message), 'invalid');
   } finally {
     unmask();
@@ -231,9 +260,11 @@ export async function call(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
+  limits: CallLimits,
   moved?: Map<string, Uint8Array>,
 ): Promise<Uint8Array> {
-  const out = await runCall(ctx, state, at, args, args.gas ?? gasCap(ctx, at), { moved });
+  const gas = capped(args.gas, gasCap(ctx, at, limits));
+  const out = await runCall(ctx, state, at, args, gas, { moved, budget: limits.budget });
   if (out.error === 'revert') throw revertError(out.returnValue);
   if (out.error) throw new CallError(out.error, 'halt');
   return out.returnValue;
@@ -283,6 +314,7 @@ export async function estimateGas(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
+  limits: CallLimits,
   moved?: Map<string, Uint8Array>,
 ): Promise<bigint> {
   let hi = args.gas !== undefined && args.gas >= 21000n ? args.gas : at.gasLimit;
@@ -295,11 +327,11 @@ export async function estimateGas(
     const allowance = available / feeCap;
     if (hi > allowance) hi = allowance;
   }
-  const cap = gasCap(ctx, at);
+  const cap = gasCap(ctx, at, limits);
   if (hi > cap) hi = cap;
   const failed = async (gas: bigint): Promise<[boolean, CallOutcome | undefined]> => {
     try {
-      const o = await runCall(ctx, state, at, args, gas, { moved });
+      const o = await runCall(ctx, state, at, args, gas, { moved, budget: limits.budget });
       return [o.error !== undefined, o];
     } catch (e) {
       if (e instanceof CallError && /intrinsic gas too low/.test(e.message)) return [true, undefined];
@@ -344,6 +376,7 @@ export async function createAccessList(
   state: StateReader,
   at: CallBlock,
   args: CallArgs,
+  limits: CallLimits,
 ): Promise<{ accessList: { address: string; storageKeys: string[] }[]; gasUsed: bigint; error?: string }> {
   const exclude = new Set<string>();
   const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
@@ -354,7 +387,7 @@ export async function createAccessList(
     address: hex(e.address),
     storageKeys: e.storageKeys.map(hex),
   }));
-  const gas = args.gas ?? gasCap(ctx, at);
+  const gas = capped(args.gas, gasCap(ctx, at, limits));
   // geth leaves out the fork's active precompiles.
   const common = commonAt(ctx, at);
   for (let round = 0; round < 10; round++) {
@@ -365,7 +398,7 @@ export async function createAccessList(
         storageKeys: e.storageKeys.map((k) => Buffer.from(k.slice(2), 'hex')),
       })),
     };
-    const out = await runCall(ctx, state, at, withList, gas, { accessList: true });
+    const out = await runCall(ctx, state, at, withList, gas, { accessList: true, budget: limits.budget });
     if (!args.to && args.from) {
       // A creation: the new contract's address is not listed either.
       const nonce = args.nonce ?? (await state.readAccount(args.from))?.nonce ?? 0n;

@@ -14,8 +14,9 @@ import type { StateReader } from '../state/stateReader.js';
 import { computeStateRoot } from '../state/stateRoot.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { orderedTrieRoot } from '../trie/index.js';
-import type { CallArgs } from './call.js';
-import { RPC_GAS_CAP, revertError } from './call.js';
+import type { CallArgs, CallLimits } from './call.js';
+import { revertError } from './call.js';
+import { EvmTimeout } from './evmBudget.js';
 import type { ChainContext } from './chainContext.js';
 import { type SimLog, SimLogTracer, type TracedEvm } from './simulateLogs.js';
 import { SimulateError } from './simulateError.js';
@@ -109,14 +110,15 @@ export async function simulate(
   base: Block,
   baseState: StateReader,
   input: SimBlockInput[],
-  opts: { validation: boolean; traceTransfers: boolean },
+  opts: { validation: boolean; traceTransfers: boolean; limits: CallLimits },
 ): Promise<SimBlockResult[]> {
   const blocks = sanitize(base.header, input);
   const state = new JournaledState(baseState, async () => new Uint8Array(32));
   const results: SimBlockResult[] = [];
   let parent = base.header;
   let parentHash = base.hash();
-  let gasPool = RPC_GAS_CAP;
+  // geth: the calls of all blocks together get --rpc-gas-cap; a call asking for more gets what is left.
+  let gasPool = opts.limits.gasCap > 0n ? opts.limits.gasCap : 2n ** 63n;
   const hashes = new Map<bigint, Uint8Array>();
   for (const b of blocks) {
     const o = b.blockOverrides!;
@@ -186,6 +188,7 @@ export async function simulate(
       ));
     const vm = await createVm(ctx.spec.common, state, ctx.blocks, { number: o.number!, timestamp: o.time! });
     movePrecompiles(vm, moved);
+    opts.limits.budget.attach(vm);
     // BLOCKHASH of simulated blocks.
     const chainGet = vm.blockchain as unknown as { getBlock(n: number): Promise<{ hash(): Uint8Array }> };
     const orig = chainGet.getBlock.bind(chainGet);
@@ -201,15 +204,17 @@ export async function simulate(
     let blobGasUsed = 0n;
     const logTracer = new SimLogTracer(vm.evm as TracedEvm, opts.traceTransfers);
     for (const call of b.calls) {
+      await opts.limits.budget.check();
       const from = call.from ?? new Uint8Array(20);
       const nonce = call.nonce ?? (await state.readAccount(from))?.nonce ?? 0n;
       const remaining = execBlock.header.gasLimit - gasUsed;
-      const gas = call.gas ?? (remaining < gasPool ? remaining : gasPool);
+      let gas = call.gas ?? (remaining < gasPool ? remaining : gasPool);
       if (gasUsed + gas > execBlock.header.gasLimit)
         throw new SimulateError(
           -38015,
           `block gas limit reached: ${gasUsed} >= ${execBlock.header.gasLimit}`,
         );
+      if (gas > gasPool) gas = gasPool;
       const txData: Record<string, unknown> = {
         type: call.authorizationList ? 4 : call.blobVersionedHashes ? 3 : call.gasPrice !== undefined ? 0 : 2,
         nonce,
@@ -275,6 +280,7 @@ export async function simulate(
           }),
         );
       } catch (e) {
+        if (e instanceof EvmTimeout) throw e;
         throw txError((e as Error).message);
       } finally {
         unmask();

@@ -5,8 +5,10 @@
  */
 import type { BlockProducer } from '../builder/blockProducer.js';
 import type { ChainContext } from '../execution/chainContext.js';
+import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { TxPool } from '../txpool/types.js';
 import type { FilterManager } from './filterManager.js';
+import type { RpcLimits } from './limits.js';
 import type { Params } from './params.js';
 
 export interface RpcContext {
@@ -22,6 +24,10 @@ export interface RpcContext {
   preconfReceipts: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
+  /** Per-request and per-connection limits (docs/security.md). */
+  limits: RpcLimits;
+  /** Where long executions wait for their turns (the server's request queue, once it runs). */
+  scheduler?: EvmScheduler;
   log?: (e: unknown) => void;
 }
 

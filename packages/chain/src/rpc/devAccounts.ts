@@ -10,6 +10,7 @@ import { bytesToHex, concat, hexToBytes } from '../primitives/hex.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { stateAt } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
+import { callLimits } from './limits.js';
 import { serverError } from './errors.js';
 import type { Params } from './params.js';
 import secp256k1 from 'secp256k1';
@@ -38,7 +39,15 @@ export const devAccountMethods: Methods = {
     const key = keyOf(c, args.from);
     const pending = await stateAt(c, { tag: 'pending' });
     const nonce = args.nonce ?? (await c.pool.pendingNonce(bytesToHex(args.from)));
-    const gas = args.gas ?? (await estimateGas(c.chain, pending.state, callBlockOf(pending), args));
+    const gas =
+      args.gas ??
+      (await estimateGas(
+        c.chain,
+        pending.state,
+        callBlockOf(pending),
+        args,
+        callLimits(c.limits, c.scheduler),
+      ));
     const baseFee = c.producer.pending.baseFee;
     const legacy = args.gasPrice !== undefined;
     const tip = args.maxPriorityFeePerGas ?? TIP;

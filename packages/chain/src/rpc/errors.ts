@@ -3,6 +3,7 @@
  * Every code is listed in docs/errors.md.
  */
 import { CallError } from '../execution/call.js';
+import { EvmTimeout } from '../execution/evmBudget.js';
 import { SimulateError } from '../execution/simulateError.js';
 import { TxPoolError } from '../txpool/types.js';
 
@@ -49,6 +50,8 @@ export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
     return e.data === undefined
       ? { code: e.code, message: e.message }
       : { code: e.code, message: e.message, data: e.data };
+  // geth's `execution aborted (timeout = 5s)` (--rpc-evm-timeout).
+  if (e instanceof EvmTimeout) return { code: ErrorCode.Server, message: e.message };
   if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
   // eth_simulateV1's -380xx codes, and state overrides refused (eth_call, eth_estimateGas too).
   if (e instanceof SimulateError) return { code: e.code, message: e.message };

@@ -12,6 +12,7 @@ import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
+import { callLimits } from './limits.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
 import { getLogs, parseFilter } from './logs.js';
@@ -240,7 +241,7 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.blockOrHash(1));
     const at = callBlockOf(r);
     const { state, moved } = await withOverrides(c, r.state, at, overrides);
-    return hex(await call(c.chain, state, at, args, moved));
+    return hex(await call(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
   }),
   eth_estimateGas: method(['transaction', 'block', 'stateOverrides'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
@@ -248,12 +249,18 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.has(1) ? p.blockOrHash(1) : { tag: 'latest' });
     const at = callBlockOf(r);
     const { state, moved } = await withOverrides(c, r.state, at, overrides);
-    return quantity(await estimateGas(c.chain, state, at, args, moved));
+    return quantity(await estimateGas(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
   }),
   eth_createAccessList: method(['transaction', 'block'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);
     const r = await stateAt(c, p.blockOrHash(1));
-    const out = await createAccessList(c.chain, r.state, callBlockOf(r), args);
+    const out = await createAccessList(
+      c.chain,
+      r.state,
+      callBlockOf(r),
+      args,
+      callLimits(c.limits, c.scheduler),
+    );
     return {
       accessList: out.accessList,
       ...(out.error ? { error: out.error } : {}),

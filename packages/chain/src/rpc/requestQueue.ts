@@ -65,6 +65,19 @@ export class RequestQueue {
     this.schedule();
   }
 
+  /**
+   * For long executions (EvmBudget): resolves in a later turn of the queue, behind the requests
+   * waiting now, and never in the builder's window.
+   */
+  turn(): Promise<void> {
+    return new Promise((resolve) => this.push(resolve));
+  }
+
+  /** true while the builder's window is on or about to begin: a long execution should pause. */
+  mustYield(): boolean {
+    return this.held || Date.now() >= this.quietFrom;
+  }
+
   get size(): number {
     return this.jobs.length - this.head;
   }

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
@@ -32,6 +33,8 @@ export interface RpcServer {
    * the next hold is due: no request starts in the last moments before it.
    */
   holdInput(hold: boolean, nextAt?: number): void;
+  /** Turns for long executions, taken in the request queue (EvmBudget). */
+  scheduler: EvmScheduler;
   close(): Promise<void>;
 }
 
@@ -192,6 +195,7 @@ export async function startRpcServer(
   });
   return {
     port: (server.address() as AddressInfo).port,
+    scheduler: { turn: () => queue.turn(), mustYield: () => queue.mustYield() },
     holdInput: (on, nextAt) => {
       queue.hold(on, nextAt);
       holding = on;

@@ -4,6 +4,7 @@ import { bytesToHex, quantity } from '../primitives/hex.js';
 import { parseCallArgs } from './callArgs.js';
 import { stateAt } from './chainReads.js';
 import { method, type Methods } from './context.js';
+import { callLimits } from './limits.js';
 import { invalidParams, RpcError } from './errors.js';
 import { formatBlock, formatLog } from './format.js';
 import { parseData, parseQuantity } from './params.js';
@@ -44,6 +45,7 @@ export const simulateMethods: Methods = {
     const results = await simulate(c.chain, r.block, r.state, blocks, {
       validation: payload.validation === true,
       traceTransfers: payload.traceTransfers === true,
+      limits: callLimits(c.limits, c.scheduler),
     });
     const full = payload.returnFullTransactions === true;
     return results.map((res) => {

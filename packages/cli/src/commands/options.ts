@@ -1,16 +1,24 @@
 /** Option builders shared by `up`, `chain start` and `serve`, so the three agree on names, env vars and defaults. */
+import {
+  parsePublicUrl,
+  parseTrustProxy,
+  platformLimitDefaults as limits,
+} from '@wharf/notifications/settings';
 import { type Command, Option } from 'commander';
 import {
+  asFlagParser,
   parseBigInt,
   parseEther,
   parseInteger,
   parseMnemonic,
   parsePort,
   parsePositiveInteger,
+  parsePositiveSecondsAsMs,
   parseSeconds,
   parseUrl,
 } from '../flags.js';
 import { logFormats, logLevels } from '../logger.js';
+import { addRpcLimitOptions } from './rpcLimitOptions.js';
 
 export function addDataDirOption(cmd: Command): Command {
   return cmd.addOption(
@@ -34,7 +42,7 @@ export function addStoreOptions(cmd: Command): Command {
 
 /** Chain flags; `portFlag` is --port for `chain start` and --chain-port for `up`. */
 export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port'): Command {
-  return cmd
+  return addRpcLimitOptions(cmd)
     .addOption(
       new Option(`${portFlag} <port>`, 'chain JSON-RPC port (HTTP and WebSocket)')
         .env('WHARF_CHAIN_PORT')
@@ -127,7 +135,95 @@ export function addServeOptions(cmd: Command): Command {
         .default(20),
     )
     .addOption(
-      new Option('--trust-proxy', 'trust X-Forwarded-For (behind a reverse proxy)').env('WHARF_TRUST_PROXY'),
+      new Option(
+        '--trust-proxy <hops|addresses>',
+        'behind a reverse proxy: how many hops of X-Forwarded-For to trust (1 behind one proxy), or the proxies’ addresses/CIDRs (10.0.0.0/8,127.0.0.1)',
+      )
+        .env('WHARF_TRUST_PROXY')
+        .argParser(asFlagParser(parseTrustProxy)),
+    )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the origin people reach the platform at (https://wharf.example.com): the only one sign-in accepts, and the base of printed links (default: http://127.0.0.1:PORT and the other loopback names)',
+      )
+        .env('WHARF_PUBLIC_URL')
+        .argParser(asFlagParser(parsePublicUrl)),
+    )
+    .addOption(
+      new Option(
+        '--client-rate-limit <n>',
+        'requests per minute per session on the client and dashboard APIs',
+      )
+        .env('WHARF_CLIENT_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.clientRateLimit),
+    )
+    .addOption(
+      new Option(
+        '--ip-rate-limit <n>',
+        'requests per minute per IP on signed-in client and dashboard routes, counted before the token',
+      )
+        .env('WHARF_IP_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.ipRateLimit),
+    )
+    .addOption(
+      new Option('--admin-rate-limit <n>', 'requests per minute per IP on the admin API')
+        .env('WHARF_ADMIN_RATE_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.adminRateLimit),
+    )
+    .addOption(
+      new Option(
+        '--request-timeout <seconds>',
+        'a request (headers and body) must arrive within this; else 408',
+      )
+        .env('WHARF_REQUEST_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.requestTimeoutMs, String(limits.requestTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--headers-timeout <seconds>', 'request headers must arrive within this; else 408')
+        .env('WHARF_HEADERS_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.headersTimeoutMs, String(limits.headersTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--idle-timeout <seconds>', 'close a connection with no traffic for this long')
+        .env('WHARF_IDLE_TIMEOUT')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.idleTimeoutMs, String(limits.idleTimeoutMs / 1000)),
+    )
+    .addOption(
+      new Option('--body-limit <bytes>', 'largest request body; else 413')
+        .env('WHARF_BODY_LIMIT')
+        .argParser(parsePositiveInteger)
+        .default(limits.bodyLimitBytes),
+    )
+    .addOption(
+      new Option('--streams-per-session <n>', 'open notification streams (SSE) per session')
+        .env('WHARF_STREAMS_PER_SESSION')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamsPerSession),
+    )
+    .addOption(
+      new Option('--streams-per-address <n>', 'open notification streams (SSE) per wallet')
+        .env('WHARF_STREAMS_PER_ADDRESS')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamsPerAddress),
+    )
+    .addOption(
+      new Option('--stream-buffer <bytes>', 'bytes queued for a slow stream reader before it is dropped')
+        .env('WHARF_STREAM_BUFFER')
+        .argParser(parsePositiveInteger)
+        .default(limits.streamBufferBytes),
+    )
+    .addOption(
+      new Option('--session-ttl <seconds>', 'lifetime of a client sign-in (dashboard: at most 24 hours)')
+        .env('WHARF_SESSION_TTL')
+        .argParser(parsePositiveSecondsAsMs)
+        .default(limits.sessionTtlMs, String(limits.sessionTtlMs / 1000)),
     )
     .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(

@@ -22,7 +22,7 @@ export function registerServeCommand(program: Command): void {
     const shutdown = shutdownOnSignal(logger);
     const { server, adminToken } = await startPlatform(opts, logger);
     shutdown.add(() => server.close());
-    process.stdout.write(`Platform    ${server.url}\nAdmin token: ${adminToken}\n`);
+    process.stdout.write(`Platform    ${server.publicUrl}\nAdmin token: ${adminToken}\n`);
     cmd.setOptionValue('__exitCode', await shutdown.done);
   });
 }

@@ -47,7 +47,7 @@ export function registerUpCommand(program: Command): void {
     process.stdout.write(
       upBanner({
         startedMs: Math.round(performance.now() - started),
-        platformUrl: platform.server.url,
+        platformUrl: platform.server.publicUrl,
         chain,
         chainError,
         dataDir: opts.dataDir,

@@ -17,6 +17,8 @@ export interface DeveloperSessionDeps {
   verifier: SignatureVerifier;
   /** The platform chain's id, which the SIWE message must name. */
   chainId: number;
+  /** The origins the SIWE message may name (the platform's public origin). */
+  publicOrigins: () => readonly string[];
   sessionTtlMs: number;
   clock: () => number;
 }
@@ -39,9 +41,8 @@ export function developerTokenHash(token: string): string {
 export async function signInDeveloper(
   deps: DeveloperSessionDeps,
   body: unknown,
-  host: string,
 ): Promise<{ token: string; address: string; expiresAt: string }> {
-  const { parsed, now } = await acceptSignIn(deps, body, host);
+  const { parsed, now } = await acceptSignIn(deps, body);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + Math.min(deps.sessionTtlMs, developerSessionMaxTtlMs);
   const address = getAddress(parsed.address.toLowerCase());

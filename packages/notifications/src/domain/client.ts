@@ -24,6 +24,8 @@ export interface ClientDeps {
   sessions: SessionsRepository;
   verifier: SignatureVerifier;
   chainId: number;
+  /** The origins a SIWE message may name (the platform's public origin). */
+  publicOrigins: () => readonly string[];
   sessionTtlMs: number;
   clock: () => number;
 }
@@ -61,25 +63,37 @@ function objectBody(body: unknown): Record<string, unknown> {
 export async function signIn(
   deps: ClientDeps,
   body: unknown,
-  host: string,
 ): Promise<{ token: string; address: string; expiresAt: string }> {
-  const { parsed, now } = await acceptSignIn(deps, body, host);
+  const { parsed, now } = await acceptSignIn(deps, body);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + deps.sessionTtlMs;
   await deps.sessions.addSession(hashSecret(token), parsed.address, now, expiresAt);
   return { token, address: parsed.address, expiresAt: new Date(expiresAt).toISOString() };
 }
 
+export interface ClientSession {
+  address: string;
+  tokenHash: string;
+  /** Unix ms; the stream closes then. */
+  expiresAt: number;
+}
+
 export async function authenticateSession(
   deps: Pick<ClientDeps, 'sessions' | 'clock'>,
   token: string | undefined,
-): Promise<{ address: string; tokenHash: string }> {
+): Promise<ClientSession> {
   if (!token) throw new ServiceError('SESSION_INVALID', 'Authorization: Bearer <session token> is required');
   const tokenHash = hashSecret(token);
   const session = await deps.sessions.findSession(tokenHash, deps.clock());
   if (!session)
     throw new ServiceError('SESSION_INVALID', 'the session token is unknown or expired; sign in again');
-  return { address: session.address, tokenHash };
+  return { address: session.address, tokenHash, expiresAt: session.expiresAt };
+}
+
+/** Ends the session on the server (sign-out): its token answers 401 from now on. */
+export async function signOut(deps: Pick<ClientDeps, 'sessions'>, session: ClientSession) {
+  await deps.sessions.deleteSession(session.tokenHash);
+  return { success: true as const };
 }
 
 async function registeredAppUrl(deps: ClientDeps, raw: unknown): Promise<string> {

@@ -6,12 +6,18 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Admin } from '../admin.js';
 import { constantTimeEqual } from '../auth/apiKeys.js';
 import { ServiceError } from '../errors.js';
+import type { RateLimitStore } from '../ratelimit/store.js';
+import { rateLimitHook } from './rateLimit.js';
 import { AppUrls, CreatedProject, Ok, ProjectInfo, RevokedKeys, RotatedKey } from './schemas.js';
 import { Type } from '@sinclair/typebox';
 
 export interface AdminRoutesOptions {
   admin: Admin;
   adminToken?: string;
+  rateLimitStore: RateLimitStore;
+  /** Requests per window per IP, counted before the token is checked. */
+  rateLimit: number;
+  rateLimitWindowMs: number;
 }
 
 const errors = {
@@ -19,6 +25,7 @@ const errors = {
   401: { $ref: 'ErrorBody#' },
   404: { $ref: 'ErrorBody#' },
   409: { $ref: 'ErrorBody#' },
+  429: { $ref: 'ErrorBody#' },
 };
 const security = [{ adminToken: [] }];
 const Params = Type.Object({ projectId: Type.String() });
@@ -30,6 +37,16 @@ function field(body: unknown, name: string): unknown {
 export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
   const { admin, adminToken } = options;
   app.setValidatorCompiler(() => () => true);
+  // First the budget, then the token: guessing the token is limited like everything else.
+  app.addHook(
+    'onRequest',
+    rateLimitHook(options.rateLimitStore, {
+      limit: options.rateLimit,
+      windowMs: options.rateLimitWindowMs,
+      keyOf: (request) => `admin-ip:${request.ip}`,
+      per: 'per IP',
+    }),
+  );
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : '';

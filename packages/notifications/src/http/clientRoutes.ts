@@ -1,33 +1,37 @@
 /**
  * The client API of the platform app (design: Client API). Signed-in routes take
- * `Authorization: Bearer <session token>` (or `?access_token=` for EventSource, which cannot set
- * headers) and act on that wallet only. Rate-limited with its own budget: per session, or per IP
- * for the sign-in routes.
+ * `Authorization: Bearer <session token>` and act on that wallet only; the stream alone also
+ * takes `?access_token=` (EventSource cannot set headers; elsewhere a token in a URL would only
+ * leak into logs and histories).
+ *
+ * Rate limits: sign-in routes per IP; signed-in routes per IP BEFORE the token is looked up (so
+ * guessing tokens is limited too), then per session.
  */
 import { Type } from '@sinclair/typebox';
 import { issueSignInNonce } from '../auth/siwe.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import type { InboxRepository } from '../db/repositories/inbox.js';
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { LiveFanout } from '../delivery/fanout.js';
-import type { Notification } from '../delivery/path.js';
 import {
   authenticateSession,
   type ClientDeps,
+  type ClientSession,
   listInbox,
   markInboxRead,
   pinApp,
   pinnedApps,
   setAppNotifications,
   signIn,
-  toInboxItem,
+  signOut,
   unpinApp,
 } from '../domain/client.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
+import { type StreamLimits, StreamRegistry, streamNotifications } from './notificationStream.js';
 import { rateLimitHook } from './rateLimit.js';
+import { Ok } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    session?: { address: string; tokenHash: string };
+    session?: ClientSession;
   }
 }
 
@@ -35,10 +39,12 @@ export interface ClientRoutesOptions {
   deps: ClientDeps;
   fanout: LiveFanout;
   rateLimitStore: RateLimitStore;
+  /** Requests per window per session (per IP on the sign-in routes). */
   rateLimit: number;
+  /** Requests per window per IP on signed-in routes, counted before the token is checked. */
+  ipRateLimit: number;
   rateLimitWindowMs: number;
-  /** Milliseconds between SSE keep-alive comments. */
-  heartbeatMs?: number;
+  stream: StreamLimits;
 }
 
 const security = [{ session: [] }];
@@ -60,9 +66,12 @@ const InboxItem = Type.Object({
 const schema = (summary: string, extra: FastifySchema, signedIn = true): FastifySchema =>
   ({ tags: ['client'], summary, ...(signedIn ? { security } : {}), ...extra }) as FastifySchema;
 
+const streamPath = '/api/v1/client/notifications/stream';
+
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.startsWith('Bearer ')) return header.slice(7).trim() || undefined;
+  if (request.routeOptions.url !== streamPath) return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return typeof query?.access_token === 'string' ? query.access_token : undefined;
 }
@@ -74,20 +83,34 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
     limit: options.rateLimit,
     windowMs: options.rateLimitWindowMs,
     keyOf: (request) => `client-ip:${request.ip}`,
+    per: 'per IP',
+  });
+  const perIpBeforeToken = rateLimitHook(options.rateLimitStore, {
+    limit: options.ipRateLimit,
+    windowMs: options.rateLimitWindowMs,
+    keyOf: (request) => `client-signed-in-ip:${request.ip}`,
+    per: 'per IP',
   });
   const perSession = rateLimitHook(options.rateLimitStore, {
     limit: options.rateLimit,
     windowMs: options.rateLimitWindowMs,
     keyOf: (request) => `client:${request.session!.tokenHash}`,
+    per: 'per session',
   });
   const signedIn = {
     onRequest: [
+      perIpBeforeToken,
       async (request: FastifyRequest) => {
         request.session = await authenticateSession(deps, bearer(request));
       },
       perSession,
     ],
   };
+  const streams = new StreamRegistry(options.stream);
+  app.addHook('preClose', async () => {
+    // An open stream never goes idle: end it and drop its connection so close() need not wait.
+    streams.endAll();
+  });
   const address = (request: FastifyRequest) => request.session!.address;
 
   app.post(
@@ -123,8 +146,23 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
         false,
       ),
     },
-    // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy.
-    async (request) => signIn(deps, request.body, request.host),
+    // The message must name the configured public origin; the request's Host plays no part.
+    async (request) => signIn(deps, request.body),
+  );
+
+  app.delete(
+    '/api/v1/client/auth/session',
+    {
+      ...signedIn,
+      schema: schema('Sign out: this session token answers 401 from now on; its streams end', {
+        response: { 200: Ok, 401: err, 429: err },
+      }),
+    },
+    async (request) => {
+      const result = await signOut(deps, request.session!);
+      streams.endSession(request.session!.tokenHash);
+      return result;
+    },
   );
 
   app.get(
@@ -240,16 +278,8 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
     async (request) => markInboxRead(deps, address(request), request.body),
   );
 
-  const streams = new Set<FastifyReply>();
-  app.addHook('preClose', async () => {
-    // An open stream never goes idle: end it and drop its connection so close() need not wait.
-    for (const reply of streams) {
-      reply.raw.end();
-      reply.raw.socket?.destroy();
-    }
-  });
   app.get(
-    '/api/v1/client/notifications/stream',
+    streamPath,
     {
       ...signedIn,
       schema: schema(
@@ -271,81 +301,18 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
           : typeof query.lastEventId === 'string' && query.lastEventId !== ''
             ? query.lastEventId
             : undefined;
+      const session = request.session!;
       streamNotifications(request, reply, {
-        address: address(request),
+        session,
         lastEventId,
         inbox: deps.inbox,
         fanout: options.fanout,
-        heartbeatMs: options.heartbeatMs ?? 15_000,
-        streams,
+        registry: streams,
+        limits: options.stream,
+        sessionAlive: async () =>
+          (await deps.sessions.findSession(session.tokenHash, deps.clock())) !== undefined,
+        clock: deps.clock,
       });
     },
   );
-}
-
-/**
- * One SSE connection: subscribe first (buffering), replay what was missed after Last-Event-ID
- * from the inbox, then flush the buffer (skipping what the replay sent) and go live.
- */
-function streamNotifications(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  options: {
-    address: string;
-    lastEventId?: string;
-    inbox: InboxRepository;
-    fanout: LiveFanout;
-    heartbeatMs: number;
-    streams: Set<FastifyReply>;
-  },
-): void {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  raw.write('retry: 2000\n\n');
-  options.streams.add(reply);
-
-  const write = (n: Notification) => {
-    raw.write(`id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(toInboxItem(n))}\n\n`);
-  };
-  let replaying = true;
-  const buffered: Notification[] = [];
-  const unsubscribe = options.fanout.subscribe(options.address, (n) => {
-    if (replaying) buffered.push(n);
-    else write(n);
-  });
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), options.heartbeatMs);
-  heartbeat.unref();
-  let closed = false;
-  raw.on('close', () => {
-    closed = true;
-    clearInterval(heartbeat);
-    unsubscribe();
-    options.streams.delete(reply);
-  });
-
-  (async () => {
-    const replayed = new Set<string>();
-    let after = options.lastEventId;
-    while (after !== undefined && !closed) {
-      const missed = await options.inbox.since(options.address, after, 500);
-      for (const n of missed) {
-        replayed.add(n.id);
-        write(n);
-      }
-      after = missed.length === 500 ? missed[missed.length - 1]!.id : undefined;
-    }
-    replaying = false;
-    buffered.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const n of buffered) if (!replayed.has(n.id)) write(n);
-    buffered.length = 0;
-  })().catch((error) => {
-    request.log.warn({ err: error }, 'notification stream replay failed');
-    raw.end();
-  });
 }

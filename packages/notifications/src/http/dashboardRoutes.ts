@@ -5,7 +5,8 @@
  * API's users, status and send for an owned project without its raw key. Whitelisting stays on
  * the admin API. A project the developer does not own answers 404, as a missing one does.
  *
- * Order of checks: rate limit (429) and the session (401), then ownership (404), then the body
+ * Order of checks: rate limit (429; per IP before the token, then per session) and the session
+ * (401), then ownership (404), then the body
  * (400), then the rules of the operation (403 app URL / whitelist, 409 conflict, 500/503).
  */
 import { Type } from '@sinclair/typebox';
@@ -63,6 +64,8 @@ export interface DashboardRoutesOptions {
   dashboardRateLimit: number;
   /** The notification endpoints' budget per IP, shared by users, status and send here. */
   notificationRateLimit: number;
+  /** Requests per window per IP on signed-in routes, counted before the token is checked. */
+  ipRateLimit: number;
   rateLimitWindowMs: number;
 }
 
@@ -84,11 +87,13 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
     limit: options.dashboardRateLimit,
     windowMs: options.rateLimitWindowMs,
     keyOf: (request) => `dashboard-ip:${request.ip}`,
+    per: 'per IP',
   });
   const perSession = rateLimitHook(options.rateLimitStore, {
     limit: options.dashboardRateLimit,
     windowMs: options.rateLimitWindowMs,
     keyOf: (request) => `dashboard:${request.developer!.tokenHash}`,
+    per: 'per session',
   });
   // The same budget key as /api/v1/notifications/*: one budget for every notification endpoint.
   const notificationBudget = rateLimitHook(options.rateLimitStore, {
@@ -96,10 +101,17 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
     windowMs: options.rateLimitWindowMs,
     log: app.log,
   });
+  const perIpBeforeToken = rateLimitHook(options.rateLimitStore, {
+    limit: options.ipRateLimit,
+    windowMs: options.rateLimitWindowMs,
+    keyOf: (request) => `dashboard-signed-in-ip:${request.ip}`,
+    per: 'per IP',
+  });
   const authenticate = async (request: FastifyRequest) => {
     request.developer = await authenticateDeveloper(sessions, request.headers.authorization);
   };
-  const signedIn = { onRequest: [authenticate, perSession] };
+  // Every signed-in route counts the IP before the token is looked up: bad tokens are limited.
+  const signedIn = { onRequest: [perIpBeforeToken, authenticate, perSession] };
   const notifying = { onRequest: [notificationBudget, authenticate] };
   const owner = (request: FastifyRequest) => request.developer!.address;
   const projectId = (request: FastifyRequest) => (request.params as { projectId: string }).projectId;
@@ -139,8 +151,8 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         false,
       ),
     },
-    // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy.
-    async (request) => signInDeveloper(sessions, request.body, request.host),
+    // The message must name the configured public origin; the request's Host plays no part.
+    async (request) => signInDeveloper(sessions, request.body),
   );
 
   app.delete(

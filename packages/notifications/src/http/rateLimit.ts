@@ -17,6 +17,8 @@ export function rateLimitHook(
     log?: Pick<Logger, 'warn'>;
     /** The budget's key; default the client IP. */
     keyOf?: (request: FastifyRequest) => string;
+    /** What the budget is counted per, for the message; default `per IP`. */
+    per?: string;
   },
 ) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -39,7 +41,7 @@ export function rateLimitHook(
     if (!decision.allowed) {
       throw new ServiceError(
         'RATE_LIMITED',
-        `rate limit exceeded: ${decision.limit} requests per ${options.windowMs === 60_000 ? 'minute' : `${options.windowMs / 1000} s`}${options.keyOf ? '' : ' per IP'}; retry in ${resetSeconds} s`,
+        `rate limit exceeded: ${decision.limit} requests per ${options.windowMs === 60_000 ? 'minute' : `${options.windowMs / 1000} s`} ${options.per ?? 'per IP'}; retry in ${resetSeconds} s`,
         { retryAfter: resetSeconds },
       );
     }
