@@ -121,8 +121,9 @@ describe.skipIf(skip)('a fresh clone', () => {
 
   afterAll(async () => {
     for (const r of running) await r.stop();
+    // The clone's node_modules: tens of thousands of files.
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  }, minutes(1));
+  }, minutes(5));
 
   it('npm ci succeeds, builds, and links the wharf command', () => {
     expect(install.code, `${install.stdout}\n${install.stderr}`).toBe(0);
@@ -191,11 +192,10 @@ describe.skipIf(skip)('a fresh clone', () => {
         }
         return { command, script: rewritten };
       });
-      const script = ['set -euo pipefail', ...steps.flatMap((s, i) => [`echo "@@step ${i}"`, s.script])].join(
-        '\n',
-      );
-      const r = run('bash', ['-c', script], clone);
-      const outputs = r.stdout.split(/^@@step \d+\n/m).slice(1);
+      // A marker on its own line before each step (a step's output may not end with a newline).
+      const marked = steps.flatMap((s, i) => [`printf '\\n@@step ${i}\\n'`, s.script]);
+      const r = run('bash', ['-c', ['set -euo pipefail', ...marked].join('\n')], clone);
+      const outputs = r.stdout.split(/\n@@step \d+\n/).slice(1);
       expect(r.code, `failed at: ${steps[outputs.length - 1]?.command}\n${r.stdout}\n${r.stderr}`).toBe(0);
       expect(outputs).toHaveLength(steps.length);
 
