@@ -83,7 +83,7 @@ async function startUntil(
     if (child.exitCode !== null)
       throw new Error(`${cmd} ${args.join(' ')} exited (${child.exitCode}):\n${out}`);
     if (Date.now() > deadline) {
-      process.kill(-child.pid!, 'SIGKILL');
+      signalGroup(child, 'SIGKILL');
       throw new Error(`${cmd} ${args.join(' ')} not ready:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -92,17 +92,25 @@ async function startUntil(
     child,
     out: () => out,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         // Ctrl-C in a terminal signals the whole group (npm, the shell, wharf).
-        process.kill(-child.pid!, 'SIGINT');
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
-        const code = await exited;
+        signalGroup(child, 'SIGINT');
+        const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
+        await exited;
         clearTimeout(timer);
-        return code;
       }
       return child.exitCode;
     },
   };
+}
+
+/** Signals a child's process group; one that has already gone is fine. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 describe.skipIf(skip)('a fresh clone', () => {
