@@ -17,7 +17,7 @@ const allowed = {
   cli: ['chain', 'notifications', 'app'],
 };
 // Layers inside packages/chain/src, highest first: a folder may import only folders after it.
-const chainLayers = ['rpc', 'builder', 'txpool', 'execution', 'state', 'storage'];
+const chainLayers = ['rpc', 'builder', 'txpool', 'execution', 'reader', 'state', 'storage'];
 // Folders that any chain layer may use (leaf helpers with no imports of the layers).
 const chainShared = new Set(['primitives', 'trie', 'crypto', 'chainspec', 'errors', 'log']);
 

@@ -3,6 +3,7 @@
  *
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
+ *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,8 +14,10 @@ import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { hexToBytes } from './primitives/hex.js';
+import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
+import { baseMethods } from './rpc/baseExtensions.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
 import { Dispatcher } from './rpc/dispatch.js';
@@ -23,6 +26,7 @@ import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { filterMethods } from './rpc/filters.js';
 import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { inclusionOf } from './rpc/inclusion.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
@@ -79,7 +83,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
-  const flashblocks = new FlashblocksStream();
+  const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
   // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
@@ -106,7 +110,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
   const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
-  const filters = new FilterManager();
+  const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
       block,
@@ -114,23 +118,37 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     ),
   );
   pool.onAdded((t) => filters.onPendingTx(t.hash));
+  // Log filters to `pending` take pre-confirmed logs as flashblocks are shown.
+  producer.onFlashblock((s) => filters.onFlashblock(s, options.pendingNulls ? 'nulls' : 'base'));
 
+  // The one read path of the RPC: the pending snapshot, then sealed blocks and past tries.
+  const reader = new LocalChainReader({
+    blocks: ctx.blocks,
+    flat: ctx.flat,
+    nodes: ctx.nodes,
+    store: ctx.store,
+    pending: () => producer.pending,
+  });
   const rpc: RpcContext = {
     chain: ctx,
+    reader,
     pool,
     producer,
     filters,
     clientVersion: CLIENT_VERSION,
-    preconfReceipts: options.preconfReceipts,
+    pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
     limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
+  // Watches flashblocks and seals from the start: the receipt hold measures their interval.
+  inclusionOf(rpc);
   const dispatcher = new Dispatcher(
     {
       ...web3Methods,
       ...netMethods,
       ...ethMethods,
+      ...baseMethods,
       ...configMethods,
       ...simulateMethods,
       ...filterMethods,
@@ -159,6 +177,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         path === '/metrics'
           ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
           : undefined,
+      options.limits,
     );
   } catch (e) {
     processMetrics.stop();

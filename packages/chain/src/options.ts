@@ -21,11 +21,12 @@ export interface ChainNodeOptions {
   /** false: never seal (imported chains, conformance runs). */
   mining: boolean;
   /**
-   * eth_getTransactionReceipt answers for pre-confirmed transactions (`blockHash` null,
-   * `blockNumber` the block being built). false: null until the seal, for clients that reject a
-   * null `blockHash` (ethers v6's `tx.wait()`).
+   * The block being built in the spec table's null shape: `eth_getBlockByNumber("pending")` with
+   * `number` and `hash` null, pre-confirmed receipts (and their logs) with `blockHash` null.
+   * Default false: Base's shape (`number` = latest + 1, the zero hash), which ethers v6 and cast
+   * parse.
    */
-  preconfReceipts: boolean;
+  pendingNulls: boolean;
   gasLimit: bigint;
   /** Number of dev accounts derived from `mnemonic`. */
   accounts: number;
@@ -55,7 +56,7 @@ export const defaultChainNodeOptions: ChainNodeOptions = {
   blockTime: 2,
   flashblockInterval: 200,
   mining: true,
-  preconfReceipts: true,
+  pendingNulls: false,
   gasLimit: 60_000_000n,
   accounts: 10,
   mnemonic: 'test test test test test test test test test test test junk',

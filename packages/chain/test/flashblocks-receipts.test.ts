@@ -1,10 +1,11 @@
 /**
  * Receipts of pre-confirmed transactions (design, "Chain node decisions", `pending`): with 2 s
  * blocks and 200 ms flashblocks, eth_getTransactionReceipt answers as soon as a transaction is in
- * a published flashblock — `blockHash` null (in its logs too), `blockNumber` the block being built,
- * index, gas and log indexes real — and after the seal the same receipt with the block's hash.
- * What clients make of it: viem's waitForTransactionReceipt takes it (1 confirmation) or waits
- * for the seal (2); ethers v6 rejects it, hence `preconfReceipts: false`.
+ * a published flashblock — `blockHash` the zero hash (in its logs too), as Base's node answers,
+ * `blockNumber` the block being built, index, gas and log indexes real — and after the seal the
+ * same receipt with the block's hash. What clients make of it: viem's waitForTransactionReceipt
+ * takes it (1 confirmation) or waits for the seal (2); ethers v6 takes it (`tx.wait()` resolves at
+ * the pre-confirmation). `pendingNulls: true` gives the spec table's null shape instead.
  */
 import { JsonRpcProvider, Wallet } from 'ethers';
 import {
@@ -57,18 +58,22 @@ async function pendingHas(node: TestNode, hashes: string[]): Promise<string[] | 
 }
 
 const quantity = (n: bigint | number) => `0x${n.toString(16)}`;
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
 
 /** A receipt as it reads after the seal: the pre-confirmed one with the block's hash. */
 function sealedForm(receipt: any, blockHash: string) {
   return { ...receipt, blockHash, logs: receipt.logs.map((l: any) => ({ ...l, blockHash })) };
 }
 
+/** Sealed: a receipt with a real block hash (a pre-confirmed one has the zero hash or null). */
+const isSealed = (r: { blockHash: string | null } | null) => !!r?.blockHash && r.blockHash !== ZERO_HASH;
+
 async function deployStore(node: TestNode, accountIndex: number): Promise<`0x${string}`> {
   const { wallet } = viemClients(node, accountIndex);
   const hash = await wallet.deployContract({ abi, bytecode });
   const r = await waitFor(async () => {
     const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
-    return receipt?.blockHash ? receipt : undefined;
+    return isSealed(receipt) ? receipt : undefined;
   });
   return r.contractAddress;
 }
@@ -84,7 +89,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
     await node?.stop();
   });
 
-  it('answers before the seal with blockHash null, then with the sealed hash at the same place', async () => {
+  it('answers before the seal with the zero hash as blockHash, then with the sealed hash at the same place', async () => {
     const latest = await afterSeal(node);
     const building = quantity(latest + 1n);
     // A transfer (no logs) and two calls that each emit one event, from three senders.
@@ -119,7 +124,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
       const index = order.indexOf(hashes[i]);
       expect(r).toMatchObject({
         transactionHash: hashes[i],
-        blockHash: null,
+        blockHash: ZERO_HASH,
         blockNumber: building,
         transactionIndex: quantity(index),
         status: '0x1',
@@ -139,7 +144,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
         expect(r.logs).toHaveLength(1);
         expect(r.logs[0]).toMatchObject({
           address: store,
-          blockHash: null,
+          blockHash: ZERO_HASH,
           blockNumber: building,
           transactionHash: hashes[i],
           transactionIndex: quantity(index),
@@ -205,7 +210,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
     await waitFor(() => pendingHas(node, [hash]), 1500);
     // One confirmation: the pre-confirmation is enough.
     const preconfirmed = await pub.waitForTransactionReceipt({ hash });
-    expect(preconfirmed).toMatchObject({ status: 'success', blockHash: null, blockNumber: latest + 1n });
+    expect(preconfirmed).toMatchObject({ status: 'success', blockHash: ZERO_HASH, blockNumber: latest + 1n });
     expect(BigInt(await rpc(node.url, 'eth_blockNumber'))).toBe(latest);
 
     // Two confirmations: the block sealed and one more on top of it; the receipt is the sealed one.
@@ -217,7 +222,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
     expect(confirmed.transactionIndex).toBe(preconfirmed.transactionIndex);
   });
 
-  it('ethers v6 rejects a pre-confirmed receipt: tx.wait() throws BAD_DATA on the null blockHash', async () => {
+  it('ethers v6 takes a pre-confirmed receipt: tx.wait() resolves before the seal', async () => {
     const provider = new JsonRpcProvider(node.url, undefined, {
       staticNetwork: true,
       pollingInterval: 50,
@@ -225,64 +230,71 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
     });
     try {
       const wallet = new Wallet(node.accounts[5].privateKey, provider);
-      await afterSeal(node);
+      const latest = await afterSeal(node);
       const tx = await wallet.sendTransaction({ to: TO, value: 1n });
-      await waitFor(() => pendingHas(node, [tx.hash]), 1500);
-      await expect(provider.getTransactionReceipt(tx.hash)).rejects.toMatchObject({
-        code: 'BAD_DATA',
-        message: expect.stringMatching(/blockHash/),
+      const receipt = await tx.wait();
+      // Resolved at the pre-confirmation: the block it names is still being built.
+      expect(BigInt(await rpc(node.url, 'eth_blockNumber'))).toBe(latest);
+      expect(receipt).toMatchObject({
+        hash: tx.hash,
+        status: 1,
+        blockNumber: Number(latest + 1n),
+        blockHash: ZERO_HASH,
+        index: 0,
       });
-      await expect(tx.wait()).rejects.toMatchObject({ code: 'BAD_DATA' });
+      expect(await provider.getTransactionReceipt(tx.hash)).toMatchObject({ blockHash: ZERO_HASH });
     } finally {
       provider.destroy();
     }
   });
 });
 
-describe('preconfReceipts: false (for ethers v6)', () => {
+describe("pendingNulls: true (the spec table's null shape)", () => {
   let node: TestNode;
+  let store: `0x${string}`;
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 2, flashblockInterval: 200, preconfReceipts: false });
+    node = await startTestNode({ blockTime: 2, flashblockInterval: 200, pendingNulls: true });
+    store = await deployStore(node, 9);
   });
   afterAll(async () => {
     await node?.stop();
   });
 
-  it("answers only once sealed, so ethers' tx.wait() resolves with the sealed receipt", async () => {
-    const provider = new JsonRpcProvider(node.url, undefined, {
-      staticNetwork: true,
-      pollingInterval: 50,
-      cacheTimeout: -1,
+  it('answers the block being built and its receipts with null number and hashes, then the sealed ones', async () => {
+    const { wallet } = viemClients(node, 0);
+    const latest = await afterSeal(node);
+    const building = quantity(latest + 1n);
+    const hash = await wallet.writeContract({ address: store, abi, functionName: 'set', args: [5n] });
+    await waitFor(() => pendingHas(node, [hash]), 1500);
+    const head = await rpc(node.url, 'eth_getBlockByNumber', ['latest', false]);
+    expect(await rpc(node.url, 'eth_getBlockByNumber', ['pending', false])).toMatchObject({
+      number: null,
+      hash: null,
+      parentHash: head.hash,
     });
-    try {
-      const wallet = new Wallet(node.accounts[0].privateKey, provider);
-      const latest = await afterSeal(node);
-      const tx = await wallet.sendTransaction({ to: TO, value: 5n });
-      await waitFor(() => pendingHas(node, [tx.hash]), 1500);
-      // Pre-confirmed: visible at `pending`, by hash and in the pending block's receipts ...
-      expect(await rpc(node.url, 'eth_getTransactionByHash', [tx.hash])).toMatchObject({
-        blockHash: null,
-        blockNumber: quantity(latest + 1n),
-        transactionIndex: '0x0',
-      });
-      const [pendingReceipt] = await rpc(node.url, 'eth_getBlockReceipts', ['pending']);
-      expect(pendingReceipt).toMatchObject({ transactionHash: tx.hash, blockHash: null });
-      // ... but no receipt by hash until the seal.
-      expect(await rpc(node.url, 'eth_getTransactionReceipt', [tx.hash])).toBeNull();
+    const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
+    expect(receipt).toMatchObject({
+      transactionHash: hash,
+      blockHash: null,
+      blockNumber: building,
+      transactionIndex: '0x0',
+      status: '0x1',
+    });
+    expect(receipt.logs).toHaveLength(1);
+    expect(receipt.logs[0]).toMatchObject({ blockHash: null, blockNumber: building, logIndex: '0x0' });
+    expect(await rpc(node.url, 'eth_getBlockReceipts', ['pending'])).toEqual([receipt]);
+    expect(await rpc(node.url, 'eth_getLogs', [{ fromBlock: 'pending', toBlock: 'pending' }])).toEqual(
+      receipt.logs,
+    );
+    expect(await rpc(node.url, 'eth_getTransactionByHash', [hash])).toMatchObject({
+      blockHash: null,
+      blockNumber: building,
+      transactionIndex: '0x0',
+    });
 
-      const receipt = await tx.wait();
-      const sealed = await rpc(node.url, 'eth_getBlockByNumber', [quantity(latest + 1n), false]);
-      expect(receipt).toMatchObject({
-        status: 1,
-        blockNumber: Number(latest + 1n),
-        blockHash: sealed.hash,
-        index: 0,
-      });
-      expect(await rpc(node.url, 'eth_getTransactionReceipt', [tx.hash])).toEqual(
-        sealedForm(pendingReceipt, sealed.hash),
-      );
-    } finally {
-      provider.destroy();
-    }
+    const sealed = await waitFor(() => rpc(node.url, 'eth_getBlockByNumber', [building, false]), 5000);
+    expect(await rpc(node.url, 'eth_getTransactionReceipt', [hash])).toEqual(
+      sealedForm(receipt, sealed.hash),
+    );
   });
 });

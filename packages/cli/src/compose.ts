@@ -18,8 +18,10 @@ export interface ChainFlags extends RpcLimitFlags {
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
-  /** false with --no-preconf-receipts: receipts only for sealed transactions. */
-  preconfReceipts: boolean;
+  /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
+  pendingNulls?: boolean;
+  /** false with the deprecated --no-preconf-receipts: only warned about (decision 0120). */
+  preconfReceipts?: boolean;
   gasLimit: bigint;
   baseFee: bigint;
   accounts: number;
@@ -34,8 +36,12 @@ export interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** --redis-prefix: prefix of Redis keys and channels. */
+  redisPrefix?: string;
   rateLimit: number;
   trustProxy?: TrustProxy;
+  /** --outbox-lease: ms a writer owns its push before another instance's relay takes it. */
+  outboxLease?: number;
   publicUrl?: string;
   clientRateLimit?: number;
   ipRateLimit?: number;
@@ -59,6 +65,10 @@ export async function startChain(
   /** Resolves once the whole process has started (see ChainNodeOptions.started). */
   started?: Promise<unknown>,
 ): Promise<ChainNode> {
+  if (flags.preconfReceipts === false)
+    logger.warn(
+      '--no-preconf-receipts (WHARF_NO_PRECONF_RECEIPTS) is deprecated and ignored: pre-confirmed receipts now carry the zero hash as blockHash, which ethers v6 accepts; --pending-nulls gives the null shape',
+    );
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
@@ -70,7 +80,7 @@ export async function startChain(
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
-    preconfReceipts: flags.preconfReceipts,
+    pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     accounts: flags.accounts,
@@ -118,8 +128,10 @@ export async function startPlatform(
     dataDir: path.resolve(flags.dataDir),
     databaseUrl: flags.databaseUrl,
     redisUrl: flags.redisUrl,
+    redisKeyPrefix: flags.redisPrefix,
     rateLimit: flags.rateLimit,
     trustProxy: flags.trustProxy ?? false,
+    outboxLeaseMs: flags.outboxLease,
     publicUrl: flags.publicUrl,
     clientRateLimit: flags.clientRateLimit,
     ipRateLimit: flags.ipRateLimit,

@@ -123,7 +123,7 @@ describe('wharf up', () => {
   });
 });
 
-describe('pre-confirmed receipts: --no-preconf-receipts', () => {
+describe("the block being built: Base's shape by default, --pending-nulls for the null one", () => {
   let running: Running | undefined;
   afterEach(async () => {
     if (running && running.child.exitCode === null) {
@@ -144,41 +144,53 @@ describe('pre-confirmed receipts: --no-preconf-receipts', () => {
     return body.result;
   }
 
-  /** Sends a transfer right after a seal and returns its receipt once it is pre-confirmed. */
-  async function receiptWhilePreconfirmed(url: string): Promise<unknown> {
+  /**
+   * Sends a transfer right after a seal; once it is pre-confirmed returns its receipt and the
+   * pending block, and the latest head.
+   */
+  async function whilePreconfirmed(url: string): Promise<{ receipt: any; pending: any; latest: any }> {
     const start = await call(url, 'eth_blockNumber');
     const deadline = Date.now() + 5000;
     while ((await call(url, 'eth_blockNumber')) === start && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     const [from] = await call(url, 'eth_accounts');
     const hash = await call(url, 'eth_sendTransaction', [{ from, to: from, value: '0x1' }]);
+    let pending: any;
     for (;;) {
-      const pending = await call(url, 'eth_getBlockByNumber', ['pending', false]);
+      pending = await call(url, 'eth_getBlockByNumber', ['pending', false]);
       if (pending.transactions.includes(hash)) break;
       if (Date.now() > deadline) throw new Error('not pre-confirmed in time');
       await new Promise((r) => setTimeout(r, 20));
     }
     const receipt = await call(url, 'eth_getTransactionReceipt', [hash]);
-    // Still before the seal: the answer was about a pre-confirmed transaction.
-    expect(await call(url, 'eth_getTransactionByHash', [hash])).toMatchObject({ blockHash: null });
-    return receipt;
+    const latest = await call(url, 'eth_getBlockByNumber', ['latest', false]);
+    // Still before the seal: the answers were about a pre-confirmed transaction.
+    expect(await call(url, 'eth_getTransactionByHash', [hash])).toMatchObject({
+      blockHash: null,
+      blockNumber: pending.number ?? `0x${(BigInt(latest.number) + 1n).toString(16)}`,
+    });
+    return { receipt, pending, latest };
   }
 
+  const ZERO = `0x${'0'.repeat(64)}`;
+
   it.each([
-    ['chain start (default)', ['chain', 'start', '--port', '0'], {}, true],
+    ['chain start (default)', ['chain', 'start', '--port', '0'], {}, false],
+    ['chain start --pending-nulls', ['chain', 'start', '--port', '0', '--pending-nulls'], {}, true],
     [
-      'chain start --no-preconf-receipts',
+      'up with WHARF_PENDING_NULLS',
+      ['up', '--port', '0', '--chain-port', '0'],
+      { WHARF_PENDING_NULLS: '1' },
+      true,
+    ],
+    // Deprecated and ignored (decision 0120): the default shape, and a warning naming the flag.
+    [
+      'chain start --no-preconf-receipts (deprecated)',
       ['chain', 'start', '--port', '0', '--no-preconf-receipts'],
       {},
       false,
     ],
-    [
-      'up with WHARF_NO_PRECONF_RECEIPTS',
-      ['up', '--port', '0', '--chain-port', '0'],
-      { WHARF_NO_PRECONF_RECEIPTS: '1' },
-      false,
-    ],
-  ] as const)('%s', async (_name, args, env, answers) => {
+  ] as const)('%s', async (name, args, env, nulls) => {
     running = await startWharf(
       [...args, '--block-time', '2', '--data-dir', tempDir()],
       /Chain RPC\s+http:\/\/\S+/,
@@ -186,9 +198,17 @@ describe('pre-confirmed receipts: --no-preconf-receipts', () => {
       env,
     );
     const url = /Chain RPC\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout())![1];
-    const receipt = await receiptWhilePreconfirmed(url);
-    if (answers) expect(receipt).toMatchObject({ blockHash: null, status: '0x1' });
-    else expect(receipt).toBeNull();
+    const { receipt, pending, latest } = await whilePreconfirmed(url);
+    const building = `0x${(BigInt(latest.number) + 1n).toString(16)}`;
+    expect(pending.parentHash).toBe(latest.hash);
+    if (nulls) {
+      expect(pending).toMatchObject({ number: null, hash: null });
+      expect(receipt).toMatchObject({ blockHash: null, blockNumber: building, status: '0x1' });
+    } else {
+      expect(pending).toMatchObject({ number: building, hash: ZERO });
+      expect(receipt).toMatchObject({ blockHash: ZERO, blockNumber: building, status: '0x1' });
+    }
+    if (name.includes('deprecated')) expect(running.stderr()).toMatch(/--no-preconf-receipts.*deprecated/);
   });
 });
 

@@ -49,17 +49,28 @@ export interface ProjectInfo {
 }
 /** The operator's operations, shared by the `wharf project|app|key` commands and the admin API. */
 export interface Admin {
-  /** `appUrl` is normalized (https, or http on localhost); `owner` is a wallet address. */
+  /**
+   * `appUrl` is normalized (https, or http on localhost); `owner` is a wallet address. With
+   * `onlyUnused` (the dashboard: a developer, not the operator) an app URL that another project
+   * ever registered is refused with APP_URL_NEEDS_OPERATOR.
+   */
   createProject(input: {
     name: string;
     appUrl: string;
     whitelisted?: boolean;
     owner?: string;
+    onlyUnused?: boolean;
   }): Promise<CreatedProject>;
   setWhitelisted(projectId: string, whitelisted: boolean): Promise<void>;
-  /** Its keys answer 404 from now on; its app URLs are freed. */
+  /** Its keys answer 404 from now on; its app URLs are freed and their pins deleted. */
   deleteProject(projectId: string): Promise<void>;
-  addAppUrl(projectId: string, appUrl: string): Promise<{ appUrls: string[] }>;
+  /** `onlyUnused`: as for createProject (the dashboard's developers). */
+  addAppUrl(
+    projectId: string,
+    appUrl: string,
+    options?: { onlyUnused?: boolean },
+  ): Promise<{ appUrls: string[] }>;
+  /** Frees the app URL; its pins are deleted (a later owner never inherits its users). */
   removeAppUrl(projectId: string, appUrl: string): Promise<{ appUrls: string[] }>;
   /** Revokes every key of the project (they answer 401) and returns a new one, shown once. */
   rotateKey(projectId: string): Promise<RotatedKey>;
@@ -117,9 +128,11 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
         appUrl,
         keyHash: hashSecret(apiKey),
         now: clock(),
+        onlyUnused: input.onlyUnused === true,
       });
-      if (!created)
+      if (created === 'taken')
         throw new ServiceError('CONFLICT', `app URL ${appUrl} is already registered to another project`);
+      if (created === 'used-before') throw usedBefore(appUrl);
       return { projectId, apiKey, appUrls: [appUrl], whitelisted };
     },
 
@@ -135,13 +148,14 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
       }
     },
 
-    async addAppUrl(projectId, input) {
+    async addAppUrl(projectId, input, options = {}) {
       await requireProject(projectId);
       const appUrl = appUrlOf(input);
-      const outcome = await projects.addAppUrl(projectId, appUrl, clock());
+      const outcome = await projects.addAppUrl(projectId, appUrl, clock(), options);
       if (outcome === 'taken') {
         throw new ServiceError('CONFLICT', `app URL ${appUrl} is already registered to another project`);
       }
+      if (outcome === 'used-before') throw usedBefore(appUrl);
       return { appUrls: await projects.appUrls(projectId) };
     },
 
@@ -183,6 +197,13 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
 
     async close() {},
   };
+}
+
+function usedBefore(appUrl: string): ServiceError {
+  return new ServiceError(
+    'APP_URL_NEEDS_OPERATOR',
+    `app URL ${appUrl} was registered to another project before; only the operator can register it again (wharf app add, or the admin API)`,
+  );
 }
 
 function toInfo(row: ProjectRow, withLiveKey: ReadonlySet<string>): ProjectInfo {

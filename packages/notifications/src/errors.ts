@@ -45,6 +45,8 @@ export const errorCodes = {
   PREFERENCES_FAILED: { status: 500, error: 'Internal Server Error' },
   /** 500: an unexpected failure. */
   INTERNAL: { status: 500, error: 'Internal Server Error' },
+  /** 503: the database cannot be reached (any route, docs/decisions/0172); retry after `Retry-After`. */
+  STORE_UNAVAILABLE: { status: 503, error: 'Service Unavailable' },
   /** 503: the delivery path is unavailable (send endpoint); retry after `Retry-After` seconds. */
   DELIVERY_UNAVAILABLE: { status: 503, error: 'Service Unavailable' },
 } as const satisfies Record<string, { status: number; error: string }>;

@@ -49,6 +49,11 @@ export interface PlatformServerOptions {
   redisUrl?: string;
   /** Prefix of every Redis key and channel; default `wharf:`. */
   redisKeyPrefix?: string;
+  /**
+   * Milliseconds an instance owns the live push of a send it stored; after that any instance's
+   * outbox relay pushes it (the writer died or could not publish). Default 5,000.
+   */
+  outboxLeaseMs?: number;
   /** Requests per minute per client IP on the notification endpoints. */
   rateLimit: number;
   /** The rate limit's sliding window in milliseconds; default 60,000. For tests and benchmarks. */

@@ -6,7 +6,9 @@
  *        ─> http/adminRoutes      ─> admin.ts                    ─> db/repositories/projects
  *        ─> http/dashboardRoutes  ─> domain/dashboard (owner check) ─> admin.ts, domain/{send,status,users}
  *   delivery ─> delivery/fanout (in process, or Redis pub/sub)
- *   rate limit ─> ratelimit/store (in memory, or Redis)
+ *                    delivery/outboxRelay (pushes what a writer did not: docs/decisions/0170)
+ *   rate limit ─> ratelimit/store (in memory, or Redis with per-instance fallback)
+ *   /healthz (liveness), /readyz (database and Redis answer)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,7 @@ import { clientRoutes } from './http/clientRoutes.js';
 import { dashboardRoutes } from './http/dashboardRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
 import type { DeliveryPath } from './delivery/path.js';
+import { defaultOutboxLeaseMs, OutboxRelay } from './delivery/outboxRelay.js';
 import { SqlDeliveryPath } from './delivery/sqlDeliveryPath.js';
 import type { DeveloperDeps } from './domain/deps.js';
 import { createUlidGenerator } from './domain/ulid.js';
@@ -36,10 +39,12 @@ import { clientErrorHandler } from './http/clientErrors.js';
 import { fastifyTrustProxy } from './http/trustProxy.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
+import { readinessRoute } from './http/readinessRoute.js';
 import { ErrorBody } from './http/schemas.js';
 import { type PlatformServer, type PlatformServerOptions, platformLimitDefaults } from './options.js';
 import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
 import type { PreferencesStore } from './preferences/store.js';
+import { FallbackRateLimitStore } from './ratelimit/fallbackStore.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './ratelimit/store.js';
 
 /** Log paths that never reach a log line: API keys, admin and session tokens. */
@@ -144,13 +149,25 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   const fanout: LiveFanout = options.redisUrl
     ? new RedisFanout(options.redisUrl, { keyPrefix: prefix, onError: onRedisError })
     : new InProcessFanout();
-  const rateLimitStore: RateLimitStore = options.redisUrl
+  const redisCounters = options.redisUrl
     ? new RedisRateLimitStore(options.redisUrl, prefix, onRedisError)
+    : undefined;
+  // While Redis is away each instance counts on its own (docs/decisions/0171).
+  const rateLimitStore: RateLimitStore = redisCounters
+    ? new FallbackRateLimitStore(redisCounters, new MemoryRateLimitStore(clock), (degraded, error) =>
+        degraded
+          ? app.log.warn(
+              { err: error },
+              'Redis unavailable: rate limits counted per instance until it is back',
+            )
+          : app.log.info('Redis is back: rate limits shared again'),
+      )
     : new MemoryRateLimitStore(clock);
 
-  if (rateLimitStore instanceof RedisRateLimitStore) {
+  if (redisCounters) {
     try {
-      await rateLimitStore.ready();
+      await redisCounters.ready();
+      if (fanout instanceof RedisFanout) await fanout.publisherReady();
     } catch (error) {
       await Promise.allSettled([rateLimitStore.close(), fanout.close(), database.close()]);
       throw new Error(`cannot reach Redis at ${redactUrl(options.redisUrl!)}: ${(error as Error).message}`);
@@ -162,7 +179,15 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     typeof options.preferences === 'function'
       ? options.preferences(basePreferences)
       : (options.preferences ?? basePreferences);
-  const sqlDelivery = new SqlDeliveryPath(database, fanout, app.log);
+  const outboxLeaseMs = options.outboxLeaseMs ?? defaultOutboxLeaseMs;
+  const sqlDelivery = new SqlDeliveryPath(database, fanout, app.log, outboxLeaseMs);
+  const relay = new OutboxRelay(database, fanout, {
+    leaseMs: outboxLeaseMs,
+    pollMs: Math.max(100, Math.min(1_000, Math.floor(outboxLeaseMs / 5))),
+    clock,
+    log: app.log,
+  });
+  relay.start();
   const delivery =
     typeof options.delivery === 'function'
       ? options.delivery(sqlDelivery)
@@ -192,6 +217,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   sweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    await relay.stop();
     await rateLimitStore.close();
     await fanout.close();
     await database.close();
@@ -249,6 +275,11 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   });
 
   app.get('/healthz', async () => ({ ok: true }));
+  await app.register(readinessRoute, {
+    database,
+    redisPing: redisCounters ? () => redisCounters.ping() : undefined,
+    timeoutMs: 2_000,
+  });
   app.get('/api/v1/openapi.json', async () => app.swagger());
   await registerApiDocs(app);
   // What the platform app needs to reach the chain and to sign in (SIWE names this chain id),

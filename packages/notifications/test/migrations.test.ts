@@ -36,9 +36,11 @@ describe.each(backends)('migrations on $name', (backend) => {
       expect(await tables()).toEqual(
         [
           'api_keys',
+          'app_url_history',
           'app_urls',
           'auth_nonces',
           'dedupe_keys',
+          'notification_outbox',
           'notifications',
           'pins',
           'projects',
@@ -48,7 +50,7 @@ describe.each(backends)('migrations on $name', (backend) => {
       await migrateDown(database.db, database.kind);
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
-      expect(await tables()).toHaveLength(8);
+      expect(await tables()).toHaveLength(10);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();

@@ -110,7 +110,16 @@ export async function simulate(
   base: Block,
   baseState: StateReader,
   input: SimBlockInput[],
-  opts: { validation: boolean; traceTransfers: boolean; limits: CallLimits },
+  opts: {
+    validation: boolean;
+    traceTransfers: boolean;
+    limits: CallLimits;
+    /**
+     * The base is the block being built (`pending`): its state has no trie in storage to fold
+     * the simulated changes into, so the simulated blocks' stateRoot is the zero hash.
+     */
+    noStateRoot?: boolean;
+  },
 ): Promise<SimBlockResult[]> {
   const blocks = sanitize(base.header, input);
   const state = new JournaledState(baseState, async () => new Uint8Array(32));
@@ -324,7 +333,9 @@ export async function simulate(
       const acct = await state.getAccount(coinbase);
       await state.modifyAccountFields(coinbase, { balance: (acct?.balance ?? 0n) + reward });
     }
-    const root = await computeStateRoot(base.header.stateRoot, baseState, state.diff(), ctx.nodes);
+    const root = opts.noStateRoot
+      ? { root: new Uint8Array(32) }
+      : await computeStateRoot(base.header.stateRoot, baseState, state.diff(), ctx.nodes);
     const bloom = new Uint8Array(256);
     for (const enc of receipts) {
       const rb = decodeReceipt(enc).bloom;

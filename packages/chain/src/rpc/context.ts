@@ -3,25 +3,42 @@
  * (eth.ts, net.ts, web3.ts, txpool.ts, debug.ts, filters.ts, subscriptions.ts) exports a
  * Methods table; server.ts merges them.
  */
-import type { BlockProducer } from '../builder/blockProducer.js';
+import type { Block } from '@ethereumjs/block';
+import type { FlashblockListener, SealListener } from '../builder/events.js';
+import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import type { EvmScheduler } from '../execution/evmBudget.js';
+import type { ChainReader } from '../reader/chainReader.js';
 import type { TxPool } from '../txpool/types.js';
 import type { FilterManager } from './filterManager.js';
 import type { RpcLimits } from './limits.js';
 import type { Params } from './params.js';
 
+/** The builder as the RPC sees it. Provider: builder/blockProducer.ts. */
+export interface Producer {
+  /** The block being built as of its last flashblock (prefer `reader.pending()` for reads). */
+  readonly pending: PendingSnapshot;
+  onSealed(l: SealListener): () => void;
+  onFlashblock(l: FlashblockListener): () => void;
+  onFlashblockBuilt(l: FlashblockListener): () => void;
+  /** Publishes a last flashblock and seals the pending block now. */
+  mine(): Promise<Block>;
+}
+
 export interface RpcContext {
+  /** What execution needs (the spec, the VM's block hashes, trie nodes): call, trace, simulate. */
   chain: ChainContext;
+  /** Every read of blocks, states, transactions and code, pending included. */
+  reader: ChainReader;
   pool: TxPool;
-  producer: BlockProducer;
+  producer: Producer;
   filters: FilterManager;
   clientVersion: string;
   /**
-   * eth_getTransactionReceipt answers for pre-confirmed transactions (blockHash null); false keeps
-   * it null until the seal, for clients that reject such receipts (ethers v6).
+   * The block being built in the spec table's null shape (`number`, `hash`, receipts' `blockHash`
+   * null) instead of Base's (number set, zero hash). `--pending-nulls`; see format.ts PendingShape.
    */
-  preconfReceipts: boolean;
+  pendingNulls: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
   /** Per-request and per-connection limits (docs/security.md). */
@@ -36,6 +53,8 @@ export interface Connection {
   send(message: unknown): void;
   onClose(fn: () => void): void;
   subscriptions: Map<string, () => void>;
+  /** Set by the filter methods: who this connection's filters belong to (filters.ts). */
+  filterOwner?: string;
 }
 
 export interface Method {
@@ -43,7 +62,8 @@ export interface Method {
   params: string[];
   /** How many of them are required. */
   required: number;
-  run(p: Params, c: RpcContext, conn?: Connection): unknown | Promise<unknown>;
+  /** `client`: the caller's address (HTTP), which per-client limits are counted by. */
+  run(p: Params, c: RpcContext, conn?: Connection, client?: string): unknown | Promise<unknown>;
 }
 
 export type Methods = Record<string, Method>;

@@ -1,11 +1,13 @@
 /** debug_getRaw* (consensus encodings) and debug_trace* (geth struct logs). */
 import type { Block } from '@ethereumjs/block';
-import { traceBlock, type TxTrace } from '../execution/trace.js';
+import { EvmBudget } from '../execution/evmBudget.js';
+import { type TraceConfig, type TraceLimits, traceBlock, type TxTrace } from '../execution/trace.js';
 import { bytesToHex } from '../primitives/hex.js';
 import type { BlockTag } from '../state/resolve.js';
 import { blockAt, findTx } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
-import { serverError } from './errors.js';
+import { invalidParams, serverError } from './errors.js';
+import type { Params } from './params.js';
 
 const hex = bytesToHex;
 
@@ -23,7 +25,7 @@ export const debugMethods: Methods = {
     const v = await blockAt(c, tag);
     if (!v) return null;
     if (v.pending) return [];
-    return (await c.chain.blocks.rawReceipts(v.block.hash())).map(hex);
+    return (await c.reader.rawReceipts(v.block.hash())).map(hex);
   }),
   debug_getRawTransaction: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
@@ -38,6 +40,35 @@ async function traceableBlock(c: RpcContext, tag: BlockTag, label: string) {
   return v.block;
 }
 
+const FLAGS = ['disableStack', 'disableStorage', 'enableMemory', 'enableReturnData'] as const;
+
+/** The struct logger's config (the trace methods' second parameter), checked as geth decodes it. */
+export function traceConfig(p: Params, i: number): TraceConfig {
+  if (!p.has(i)) return {};
+  const raw = p.raw(i);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidParams(`invalid argument ${i} (config): expected an object`);
+  const o = raw as Record<string, unknown>;
+  const config: TraceConfig = {};
+  for (const k of FLAGS) {
+    if (o[k] === undefined || o[k] === null) continue;
+    if (typeof o[k] !== 'boolean')
+      throw invalidParams(`invalid argument ${i} (config): ${k} must be a boolean`);
+    if (k !== 'enableReturnData') config[k] = o[k] as boolean;
+  }
+  if (o.limit !== undefined && o.limit !== null) {
+    if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 0)
+      throw invalidParams(`invalid argument ${i} (config): limit must be a whole number of at least 0`);
+    config.limit = o.limit;
+  }
+  return config;
+}
+
+/** A fresh byte budget and deadline for one trace request. */
+function traceLimits(c: RpcContext): TraceLimits {
+  return { maxBytes: c.limits.traceMaxBytes, budget: new EvmBudget(c.limits.evmTimeoutMs, c.scheduler) };
+}
+
 function tracedBlock(block: Block, traces: TxTrace[]) {
   return traces.map((result, i) => ({ txHash: hex(block.transactions[i].hash()), result }));
 }
@@ -45,18 +76,21 @@ function tracedBlock(block: Block, traces: TxTrace[]) {
 export const traceMethods: Methods = {
   debug_traceBlockByNumber: method(['block', 'config'], 1, async (p, c) => {
     const tag = p.blockNumber(0);
+    const config = traceConfig(p, 1);
     const block = await traceableBlock(c, tag, String(p.raw(0)));
-    return tracedBlock(block, await traceBlock(c.chain, block));
+    return tracedBlock(block, await traceBlock(c.chain, block, undefined, config, traceLimits(c)));
   }),
   debug_traceBlockByHash: method(['blockHash', 'config'], 1, async (p, c) => {
     const hash = p.hash(0);
+    const config = traceConfig(p, 1);
     const block = await traceableBlock(c, { hash }, hex(hash));
-    return tracedBlock(block, await traceBlock(c.chain, block));
+    return tracedBlock(block, await traceBlock(c.chain, block, undefined, config, traceLimits(c)));
   }),
   debug_traceTransaction: method(['transactionHash', 'config'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
+    const config = traceConfig(p, 1);
     if (!f || f.view.pending) throw serverError('transaction not found');
-    const [trace] = await traceBlock(c.chain, f.view.block, f.index);
+    const [trace] = await traceBlock(c.chain, f.view.block, f.index, config, traceLimits(c));
     return trace;
   }),
 };

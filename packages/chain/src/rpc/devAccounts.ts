@@ -48,7 +48,7 @@ export const devAccountMethods: Methods = {
         args,
         callLimits(c.limits, c.scheduler),
       ));
-    const baseFee = c.producer.pending.baseFee;
+    const baseFee = c.reader.pending().baseFee;
     const legacy = args.gasPrice !== undefined;
     const tip = args.maxPriorityFeePerGas ?? TIP;
     const data: Record<string, unknown> = {
@@ -66,7 +66,7 @@ export const devAccountMethods: Methods = {
       data.maxFeePerGas = args.maxFeePerGas ?? baseFee * 2n + tip;
     }
     if (args.accessList) data.accessList = args.accessList.map((e) => [e.address, e.storageKeys]);
-    const signed = createTx(data as never, { common: c.producer.pending.header.common }).sign(key);
+    const signed = createTx(data as never, { common: c.reader.pending().header.common }).sign(key);
     const accepted = await c.pool.add(signed.serialize());
     return accepted.hash;
   }),

@@ -4,12 +4,15 @@
  */
 import { CallError } from '../execution/call.js';
 import { EvmTimeout } from '../execution/evmBudget.js';
+import { TraceTooLarge } from '../execution/trace.js';
 import { SimulateError } from '../execution/simulateError.js';
 import { TxPoolError } from '../txpool/types.js';
 
 export const ErrorCode = {
   /** Execution reverted (eth_call, eth_estimateGas); `data` carries the revert bytes. */
   ExecutionReverted: 3,
+  /** eth_sendRawTransactionSync: pooled but not pre-confirmed in time (EIP-7966); `data` the hash. */
+  TransactionTimeout: 4,
   /** Server error: a domain refusal (pool rules, header not found, execution failure). */
   Server: -32000,
   /** Body is not JSON. */
@@ -52,6 +55,8 @@ export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
       : { code: e.code, message: e.message, data: e.data };
   // geth's `execution aborted (timeout = 5s)` (--rpc-evm-timeout).
   if (e instanceof EvmTimeout) return { code: ErrorCode.Server, message: e.message };
+  // debug_trace* past --rpc-trace-max-bytes.
+  if (e instanceof TraceTooLarge) return { code: ErrorCode.Server, message: e.message };
   if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
   // eth_simulateV1's -380xx codes, and state overrides refused (eth_call, eth_estimateGas too).
   if (e instanceof SimulateError) return { code: e.code, message: e.message };

@@ -7,34 +7,34 @@ import { type AccountOverride, overrideState } from '../execution/stateOverrides
 import { nextBaseFee } from '../execution/baseFee.js';
 import { bytesToBigint, bytesToHex, pad32, quantity } from '../primitives/hex.js';
 import type { StateReader } from '../state/stateReader.js';
-import { TrieStateReader } from '../state/trieState.js';
 import { EMPTY_ROOT } from '../state/trieAdapter.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
-import { blockAt, findTx, stateAt, type BlockView } from './chainReads.js';
+import { blockAt, findTx, pendingShape, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
 import { callLimits } from './limits.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatBlock, formatReceipt, formatReceipts, formatTx } from './format.js';
-import { getLogs, parseFilter } from './logs.js';
+import { formatBlock, formatReceipts, formatTx } from './format.js';
+import { inclusionOf } from './inclusion.js';
+import { parseFilter } from './logFilter.js';
+import { getLogs } from './logs.js';
 import { type Params, parseData } from './params.js';
+import { blobGasPriceOf, receiptOf } from './receipts.js';
 import { parseStateOverrides } from './stateOverrides.js';
 
 const hex = bytesToHex;
 
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
-  const size = view.pending ? undefined : c.chain.blocks.sizeOf(view.block);
-  return formatBlock(view.block, full, view.senders, { pending: view.pending, size });
+  const size = view.pending ? undefined : c.reader.sizeOf(view.block);
+  return formatBlock(view.block, full, view.senders, {
+    pending: view.pending ? pendingShape(c) : undefined,
+    size,
+  });
 }
 
-function blobGasPriceOf(view: BlockView): bigint {
-  const h = view.block.header;
-  return h.common.isActivatedEIP(4844) ? h.getBlobGasPrice() : 1n;
-}
-
-async function receiptsJson(view: BlockView) {
+async function receiptsJson(c: RpcContext, view: BlockView) {
   return formatReceipts(view.block, await view.receipts(), view.senders, {
-    pending: view.pending,
+    pending: view.pending ? pendingShape(c) : undefined,
     blobGasPrice: blobGasPriceOf(view),
   });
 }
@@ -54,17 +54,17 @@ function storageValue(v: Uint8Array): string {
 }
 
 async function nextBlobBaseFee(c: RpcContext): Promise<bigint> {
-  const p = c.producer.pending.header;
+  const p = c.reader.pending().header;
   return p.common.isActivatedEIP(4844) ? p.getBlobGasPrice() : 0n;
 }
 
 function nextBaseFeeOf(c: RpcContext): bigint {
-  return c.producer.pending.baseFee;
+  return c.reader.pending().baseFee;
 }
 
 export const ethMethods: Methods = {
   eth_chainId: method([], 0, (_p, c) => quantity(c.chain.spec.chainId)),
-  eth_blockNumber: method([], 0, (_p, c) => quantity(c.chain.blocks.head.header.number)),
+  eth_blockNumber: method([], 0, (_p, c) => quantity(c.reader.head().header.number)),
   eth_syncing: method([], 0, () => false),
   eth_accounts: method([], 0, (_p, c) => c.accounts.map(hex)),
   eth_coinbase: method([], 0, () => hex(new Uint8Array(20))),
@@ -75,7 +75,7 @@ export const ethMethods: Methods = {
   eth_blobBaseFee: method([], 0, async (_p, c) => quantity(await nextBlobBaseFee(c))),
   eth_baseFee: method([], 0, (_p, c) => quantity(nextBaseFeeOf(c))),
   eth_capabilities: method([], 0, (_p, c) => {
-    const head = c.chain.blocks.head;
+    const head = c.reader.head();
     // An archive node deletes nothing: no deleteStrategy (the schema knows only 'window').
     const all = { disabled: false, oldestBlock: '0x0' };
     return {
@@ -144,17 +144,21 @@ export const ethMethods: Methods = {
     return pooled ? hex(pooled.raw) : null;
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
-    const f = await findTx(c, p.hash(0));
-    // Pre-confirmed: blockHash null, blockNumber the block being built (design: `pending`).
-    if (!f || (f.view.pending && !c.preconfReceipts)) return null;
-    return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
-      pending: f.view.pending,
-      blobGasPrice: blobGasPriceOf(f.view),
-    });
+    const hash = p.hash(0);
+    let f = await findTx(c, hash);
+    // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
+    // waits for it (two intervals at most), so a client that asks right after sending gets the
+    // receipt, not null and a wait for the next block (decision 0121).
+    if (!f && c.pool.get(hex(hash))) {
+      const watch = inclusionOf(c);
+      const hold = watch.receiptHoldMs();
+      if (hold > 0) f = await watch.waitFor(c, hash, hold);
+    }
+    return f ? receiptOf(c, f) : null;
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));
-    return v ? receiptsJson(v) : null;
+    return v ? receiptsJson(c, v) : null;
   }),
 
   eth_getBalance: method(['address', 'block'], 1, async (p, c) => {
@@ -208,7 +212,7 @@ export const ethMethods: Methods = {
     const keys = list.map((_, i) => storageKey(new ParamsAt(list), i));
     const r = await stateAt(c, p.blockOrHash(2));
     if (r.pending) throw serverError('proofs are not available for the pending block');
-    const reader = new TrieStateReader(r.header.stateRoot, c.chain.nodes, async () => undefined);
+    const reader = c.reader.trieAt(r.header.stateRoot);
     const account = await reader.readAccount(addr);
     const accountProof = await reader.trie().createProof(keccak256(addr));
     const storageTrie = await reader.storageTrie(addr);
@@ -268,7 +272,7 @@ export const ethMethods: Methods = {
     };
   }),
 
-  eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0))),
+  eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0, c.limits))),
 
   eth_sendRawTransaction: method(['data'], 1, async (p, c) => {
     const raw = p.data(0);
@@ -332,7 +336,7 @@ async function feeHistory(
   percentiles: number[],
 ) {
   if (count > 1024n) count = 1024n;
-  const head = c.chain.blocks.head.header.number;
+  const head = c.reader.head().header.number;
   let newest: bigint;
   if ('number' in newestTag) newest = newestTag.number;
   else if ('tag' in newestTag && newestTag.tag === 'earliest') newest = 0n;
@@ -361,7 +365,7 @@ async function feeHistory(
   // The base fee after the newest block.
   const lh = last!.block.header;
   let next = 0n;
-  if (newest === head) next = c.producer.pending.baseFee;
+  if (newest === head) next = c.reader.pending().baseFee;
   else {
     const child = await blockAt(c, { number: newest + 1n });
     next = child?.block.header.baseFeePerGas ?? 0n;

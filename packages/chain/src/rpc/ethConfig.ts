@@ -34,7 +34,7 @@ function forkConfig(c: RpcContext, common: Common, name: string, activation: num
   }
   const cfg = c.chain.spec.config;
   const schedule = cfg.kind === 'geth' ? cfg.genesis.config.blobSchedule?.[name] : undefined;
-  const genesisHash = c.chain.blocks.genesisHash;
+  const genesisHash = c.reader.genesisHash();
   return {
     activationTime: activation,
     ...(active('cancun') ? { blobSchedule: schedule ?? DEFAULT_BLOBS[name] ?? DEFAULT_BLOBS.osaka } : {}),
@@ -47,8 +47,8 @@ function forkConfig(c: RpcContext, common: Common, name: string, activation: num
 
 export const configMethods: Methods = {
   eth_config: method([], 0, (_p, c) => {
-    const common = c.producer.pending.header.common;
-    const head = c.chain.blocks.head.header;
+    const common = c.reader.pending().header.common;
+    const head = c.reader.head().header;
     // Timestamp forks only (EIP-7910 covers post-merge forks).
     const forks = common.hardforks().filter((h) => h.timestamp !== undefined && h.timestamp !== null);
     const at = (h: (typeof forks)[number]) => Number(h.timestamp);

@@ -19,6 +19,22 @@ export interface TxPlace {
   baseFee?: bigint;
 }
 
+/**
+ * How the block being built names itself (design, "`pending`"). 'base': as Base's node answers —
+ * `number` set, `hash` the zero hash, pre-confirmed receipts and logs with the zero hash as
+ * `blockHash` (ethers v6 and cast parse these). 'nulls': the spec table's wording (`number`,
+ * `hash` and `blockHash` null), behind `--pending-nulls`. Pre-confirmed transaction objects have
+ * `blockHash` null in both (as Base's `eth_getTransactionByHash`).
+ */
+export type PendingShape = 'base' | 'nulls';
+
+export const ZERO_HASH: Uint8Array = new Uint8Array(32);
+
+/** The `blockHash` of the block being built, in a shape. */
+export function pendingHashOf(shape: PendingShape): Uint8Array | null {
+  return shape === 'base' ? ZERO_HASH : null;
+}
+
 const NO_PLACE: TxPlace = { blockHash: null, blockNumber: null, blockTimestamp: null, index: null };
 
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
@@ -96,9 +112,9 @@ function toBig(b: Uint8Array): bigint {
   return b.length === 0 ? 0n : BigInt(hex(b));
 }
 
-export function formatHeader(h: BlockHeader, hash: Uint8Array | null, pending = false): Json {
+export function formatHeader(h: BlockHeader, hash: Uint8Array | null, pending?: PendingShape): Json {
   const out: Json = {
-    number: pending ? null : quantity(h.number),
+    number: pending === 'nulls' ? null : quantity(h.number),
     hash: hash ? hex(hash) : null,
     parentHash: hex(h.parentHash),
     nonce: hex(h.nonce),
@@ -128,18 +144,19 @@ export function formatBlock(
   block: Block,
   full: boolean,
   senders: Uint8Array[],
-  opts: { pending?: boolean; size?: number } = {},
+  opts: { pending?: PendingShape; size?: number } = {},
 ): Json {
   const h = block.header;
-  const hash = opts.pending ? null : block.hash();
+  const hash = opts.pending ? pendingHashOf(opts.pending) : block.hash();
   const out = formatHeader(h, hash, opts.pending);
   out.size = quantity(opts.size ?? block.serialize().length);
   out.uncles = [];
   out.transactions = block.transactions.map((tx, i) =>
     full
       ? formatTx(tx, senders[i], {
-          blockHash: hash,
-          blockNumber: opts.pending ? h.number : h.number,
+          // A pre-confirmed transaction object: blockHash null, as eth_getTransactionByHash.
+          blockHash: opts.pending ? null : hash,
+          blockNumber: h.number,
           blockTimestamp: h.timestamp,
           index: i,
           baseFee: h.baseFeePerGas,
@@ -181,8 +198,8 @@ export function formatLog(log: StoredLog, p: LogPlace, removed = false): Json {
 }
 
 export interface ReceiptOptions {
-  /** The block being built: `blockHash` null (here and in the logs), `blockNumber` its number. */
-  pending?: boolean;
+  /** The block being built: `blockHash` per the shape (here and in the logs), `blockNumber` its number. */
+  pending?: PendingShape;
   blobGasPrice?: bigint;
 }
 
@@ -223,7 +240,7 @@ function receiptJson(
   opts: ReceiptOptions,
 ): Json {
   const h = block.header;
-  const blockHash = opts.pending ? null : block.hash();
+  const blockHash = opts.pending ? pendingHashOf(opts.pending) : block.hash();
   const r = receipts[i];
   const tx = block.transactions[i];
   const txHash = tx.hash();

@@ -5,7 +5,7 @@ import { parseCallArgs } from './callArgs.js';
 import { stateAt } from './chainReads.js';
 import { method, type Methods } from './context.js';
 import { callLimits } from './limits.js';
-import { invalidParams, RpcError } from './errors.js';
+import { invalidParams } from './errors.js';
 import { formatBlock, formatLog } from './format.js';
 import { parseData, parseQuantity } from './params.js';
 import { parseStateOverrides } from './stateOverrides.js';
@@ -41,11 +41,14 @@ export const simulateMethods: Methods = {
       calls: ((b?.calls ?? []) as unknown[]).map((call) => parseCallArgs(call, 0)),
     }));
     const r = await stateAt(c, p.blockOrHash(1));
-    if (!r.block) throw new RpcError(-32000, 'simulation on the pending block is not supported');
-    const results = await simulate(c.chain, r.block, r.state, blocks, {
+    // On `pending` the simulated blocks follow the block being built, on its state (Base's
+    // simulation on pre-confirmed state); their stateRoot is the zero hash (execution/simulate.ts).
+    const base = r.block ?? c.reader.pending().block;
+    const results = await simulate(c.chain, base, r.state, blocks, {
       validation: payload.validation === true,
       traceTransfers: payload.traceTransfers === true,
       limits: callLimits(c.limits, c.scheduler),
+      noStateRoot: r.pending,
     });
     const full = payload.returnFullTransactions === true;
     return results.map((res) => {

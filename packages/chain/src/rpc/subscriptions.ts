@@ -1,15 +1,18 @@
 /**
  * eth_subscribe / eth_unsubscribe over WebSocket: newHeads and logs fire on seals,
  * newFlashblocks after every flashblock (the pending block; `true` as the second parameter for
- * full transactions), newPendingTransactions when the pool accepts a transaction.
+ * full transactions), newPendingTransactions when the pool accepts a transaction; Base's
+ * newFlashblockTransactions and pendingLogs are in flashblockSubscriptions.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { method, type Connection, type Methods } from './context.js';
 import { invalidParams, serverError } from './errors.js';
-import { formatBlock, formatHeader, formatTx } from './format.js';
-import { blockLogs, parseFilter } from './logs.js';
+import { pendingShape } from './chainReads.js';
+import { formatBlock, formatHeader, formatTx, type PendingShape } from './format.js';
+import { subscribeFlashblockItems } from './flashblockSubscriptions.js';
+import { blockLogs, parseFilter } from './logFilter.js';
 
 /**
  * A flashblock's pending block, formatted once for every newFlashblocks subscriber (a full block
@@ -17,21 +20,25 @@ import { blockLogs, parseFilter } from './logs.js';
  * delayed every later listener, and the next flashblock, by as much), and while the flashblock
  * waits for its deadline, as /flashblocks renders its messages.
  */
-const formatted = new WeakMap<PendingSnapshot, { hashes?: unknown; full?: unknown }>();
-function pendingBlockJson(s: PendingSnapshot, full: boolean): unknown {
+const formatted = new WeakMap<PendingSnapshot, Map<string, unknown>>();
+function pendingBlockJson(s: PendingSnapshot, full: boolean, shape: PendingShape): unknown {
   let f = formatted.get(s);
   if (!f) {
-    f = {};
+    f = new Map();
     formatted.set(s, f);
   }
-  const key = full ? 'full' : 'hashes';
-  f[key] ??= formatBlock(
-    s.block,
-    full,
-    s.txs.map((t) => t.sender),
-    { pending: true },
-  );
-  return f[key];
+  const key = `${shape}:${full}`;
+  let out = f.get(key);
+  if (out === undefined) {
+    out = formatBlock(
+      s.block,
+      full,
+      s.txs.map((t) => t.sender),
+      { pending: shape },
+    );
+    f.set(key, out);
+  }
+  return out;
 }
 
 function notify(conn: Connection, subscription: string, result: unknown): void {
@@ -42,12 +49,16 @@ export const subscriptionMethods: Methods = {
   eth_subscribe: method(['subscriptionType', 'options'], 1, async (p, c, conn) => {
     if (!conn) throw serverError('notifications not supported');
     const kind = p.string(0);
+    if (conn.subscriptions.size >= c.limits.maxSubscriptions)
+      throw serverError(
+        `too many subscriptions: at most ${c.limits.maxSubscriptions} per connection (--rpc-max-subscriptions)`,
+      );
     const id = `0x${randomBytes(16).toString('hex')}`;
     let off: () => void;
     if (kind === 'newHeads') {
       off = c.producer.onSealed((block) => notify(conn, id, formatHeader(block.header, block.hash())));
     } else if (kind === 'logs') {
-      const filter = parseFilter(p.has(1) ? p.raw(1) : {}, 1);
+      const filter = parseFilter(p.has(1) ? p.raw(1) : {}, 1, c.limits);
       off = c.producer.onSealed((block, txs) => {
         for (const l of blockLogs(
           block,
@@ -59,8 +70,9 @@ export const subscriptionMethods: Methods = {
     } else if (kind === 'newFlashblocks') {
       // The pending block after every flashblock (index 0: the block just opened, empty).
       const full = p.has(1) && p.raw(1) === true;
-      const offBuilt = c.producer.onFlashblockBuilt((s) => pendingBlockJson(s, full));
-      const offShown = c.producer.onFlashblock((s) => notify(conn, id, pendingBlockJson(s, full)));
+      const shape = pendingShape(c);
+      const offBuilt = c.producer.onFlashblockBuilt((s) => pendingBlockJson(s, full, shape));
+      const offShown = c.producer.onFlashblock((s) => notify(conn, id, pendingBlockJson(s, full, shape)));
       off = () => {
         offBuilt();
         offShown();
@@ -68,8 +80,12 @@ export const subscriptionMethods: Methods = {
     } else if (kind === 'newPendingTransactions') {
       const full = p.has(1) && p.raw(1) === true;
       off = c.pool.onAdded((t) => notify(conn, id, full ? formatTx(t.tx, hexToBytes(t.sender)) : t.hash));
-    } else
-      throw invalidParams(`invalid argument 0 (subscriptionType): no "${kind.slice(0, 40)}" subscription`);
+    } else {
+      const items = subscribeFlashblockItems(kind, p, c, conn, id);
+      if (!items)
+        throw invalidParams(`invalid argument 0 (subscriptionType): no "${kind.slice(0, 40)}" subscription`);
+      off = items;
+    }
     conn.subscriptions.set(id, off);
     return id;
   }),

@@ -70,9 +70,16 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
     .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
     .addOption(
       new Option(
-        '--no-preconf-receipts',
-        'eth_getTransactionReceipt stays null until the seal (for ethers v6, which rejects a pre-confirmed receipt)',
-      ).env('WHARF_NO_PRECONF_RECEIPTS'),
+        '--pending-nulls',
+        "answer the block being built with number and hash null and pre-confirmed receipts with blockHash null (the spec table's wording) instead of Base's shape (number = latest + 1, zero hash)",
+      ).env('WHARF_PENDING_NULLS'),
+    )
+    .addOption(
+      // Deprecated (decision 0120): it worked around ethers v6 rejecting a null blockHash, which
+      // the default shape no longer has. Accepted so scripts keep starting; it changes nothing.
+      new Option('--no-preconf-receipts', 'deprecated, ignored: ethers v6 needs no flag any more')
+        .env('WHARF_NO_PRECONF_RECEIPTS')
+        .hideHelp(),
     )
     .addOption(
       new Option('--gas-limit <gas>', 'block gas limit')
@@ -127,6 +134,14 @@ export function addServeOptions(cmd: Command): Command {
       )
         .env('WHARF_REDIS_URL')
         .argParser(parseUrl(['redis:', 'rediss:'])),
+    )
+    .addOption(
+      new Option(
+        '--redis-prefix <prefix>',
+        'prefix of every Redis key and channel (deployments sharing one Redis use different prefixes)',
+      )
+        .env('WHARF_REDIS_PREFIX')
+        .default('wharf:'),
     )
     .addOption(
       new Option('--rate-limit <n>', 'requests per minute per IP on the notification endpoints')
@@ -224,6 +239,15 @@ export function addServeOptions(cmd: Command): Command {
         .env('WHARF_SESSION_TTL')
         .argParser(parsePositiveSecondsAsMs)
         .default(limits.sessionTtlMs, String(limits.sessionTtlMs / 1000)),
+    )
+    .addOption(
+      new Option(
+        '--outbox-lease <ms>',
+        'milliseconds an instance owns the live push of a send it stored before another instance pushes it',
+      )
+        .env('WHARF_OUTBOX_LEASE')
+        .argParser(parsePositiveInteger)
+        .default(5000),
     )
     .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(

@@ -51,7 +51,9 @@ function openSqlite(options: DatabaseOptions): Database {
   const file = path.join(options.dataDir, 'notifications.sqlite');
   const handle = new Sqlite(file);
   handle.pragma('journal_mode = WAL');
-  handle.pragma('synchronous = NORMAL');
+  // FULL: a commit is on disk before the answer (a send answered 200 survives a power cut).
+  // NORMAL in WAL mode may lose the last commits; the notification tables are not a cache.
+  handle.pragma('synchronous = FULL');
   handle.pragma('busy_timeout = 5000');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
   return { db, kind: 'sqlite', sqlite: handle, close: () => db.destroy() };
@@ -64,6 +66,8 @@ function openPostgres(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
+    // While the server is unreachable a request fails after this long rather than waiting.
+    connectionTimeoutMillis: 5_000,
     // bigint (int8) columns hold millisecond times and counts: read them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: any) =>
@@ -71,6 +75,12 @@ function openPostgres(options: DatabaseOptions): Database {
     },
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // A connection that the server closes (a restart, a failover) reports an 'error' event: on the
+  // pool while idle, on the client while checked out between two queries. Without listeners the
+  // process would die; the pool drops such a client on release and opens new ones once the server
+  // is back (the failing query itself rejects and answers 503).
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

@@ -29,6 +29,13 @@ export interface AppUrlsTable {
   created_at: number;
 }
 
+/** Every (app URL, project) ever registered; rows stay after removal and deletion. */
+export interface AppUrlHistoryTable {
+  app_url: string;
+  project_id: string;
+  registered_at: number;
+}
+
 export interface PinsTable {
   app_url: string;
   /** EIP-55. */
@@ -77,13 +84,25 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+/** Live pushes not yet handed to the fan-out (docs/decisions/0170). */
+export interface NotificationOutboxTable {
+  id: string;
+  /** JSON array of notification ids (one send's stored notifications). */
+  notification_ids: string;
+  created_at: number;
+  /** Until then the writer owns the push; afterwards any instance's relay takes it. */
+  lease_until: number;
+}
+
 export interface Tables {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   app_urls: AppUrlsTable;
+  app_url_history: AppUrlHistoryTable;
   pins: PinsTable;
   notifications: NotificationsTable;
   dedupe_keys: DedupeKeysTable;
   auth_nonces: AuthNoncesTable;
   sessions: SessionsTable;
+  notification_outbox: NotificationOutboxTable;
 }

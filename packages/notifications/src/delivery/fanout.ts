@@ -13,6 +13,12 @@ export interface LiveFanout {
   publish(notifications: readonly Notification[]): Promise<void>;
   /** Listens for one wallet's notifications on this instance. Consumer: the SSE stream. */
   subscribe(walletAddress: string, listener: NotificationListener): () => void;
+  /**
+   * Calls `listener` when this instance hears the other instances again after losing them (Redis
+   * came back), with the time the link was lost: pushes made meanwhile never arrived, so a stream
+   * re-reads its inbox from then. Consumer: the SSE stream. Never fires in process.
+   */
+  onReconnect(listener: (lostSince: number) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,10 @@ export class InProcessFanout implements LiveFanout {
     return () => this.emitter.off(walletAddress, listener);
   }
 
+  onReconnect(): () => void {
+    return () => {};
+  }
+
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
@@ -54,7 +64,13 @@ export class RedisFanout implements LiveFanout {
 
   constructor(redisUrl: string, options: { keyPrefix?: string; onError?: (error: Error) => void } = {}) {
     this.channel = `${options.keyPrefix ?? 'wharf:'}notifications`;
-    this.publisher = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    // No offline queue: while Redis is away a publish fails at once (the send is not held); the
+    // outbox keeps the push and a relay publishes it when Redis answers again.
+    this.publisher = new Redis(redisUrl, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+    });
     this.subscriber = new Redis(redisUrl, { lazyConnect: false });
     // ioredis reconnects by itself; without listeners it would print "Unhandled error event".
     const onError = options.onError ?? (() => {});
@@ -70,6 +86,24 @@ export class RedisFanout implements LiveFanout {
     });
     this.ready = this.subscriber.subscribe(this.channel);
     this.ready.catch(onError);
+    // ioredis re-subscribes before 'ready' on a reconnection; from then on pushes arrive again.
+    this.subscriber.on('close', () => {
+      this.lostSince ??= Date.now();
+    });
+    this.subscriber.on('ready', () => {
+      const lostSince = this.lostSince;
+      this.lostSince = undefined;
+      if (lostSince !== undefined) this.reconnected.emit('reconnect', lostSince);
+    });
+    this.reconnected.setMaxListeners(0);
+  }
+
+  private lostSince?: number;
+  private readonly reconnected = new EventEmitter();
+
+  onReconnect(listener: (lostSince: number) => void): () => void {
+    this.reconnected.on('reconnect', listener);
+    return () => this.reconnected.off('reconnect', listener);
   }
 
   async publish(notifications: readonly Notification[]): Promise<void> {
@@ -79,6 +113,22 @@ export class RedisFanout implements LiveFanout {
 
   subscribe(walletAddress: string, listener: NotificationListener): () => void {
     return this.local.subscribe(walletAddress, listener);
+  }
+
+  /** Resolves once the publisher is connected; rejects after `timeoutMs`. */
+  async publisherReady(timeoutMs = 5000): Promise<void> {
+    if (this.publisher.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.publisher.off('ready', onReady);
+        reject(new Error(`Redis is not reachable within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.publisher.once('ready', onReady);
+    });
   }
 
   /** Resolves once this instance receives from the channel. */

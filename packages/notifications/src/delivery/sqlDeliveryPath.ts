@@ -6,12 +6,19 @@
  * stored twice. A send's notifications share everything but id, address and key, so the hot path
  * is one statement on PostgreSQL (unnest arrays) and a batch of prepared statements in one
  * transaction on SQLite; anything else goes through the generic Kysely path.
+ *
+ * The same transaction writes one outbox row naming the stored notifications; after the commit
+ * this instance publishes them and deletes the row. If it dies or cannot publish in between, the
+ * row's lease runs out and any instance's relay pushes them (delivery/outboxRelay.ts,
+ * docs/decisions/0170): a stored notification is always pushed, at least once.
  */
 import type Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
 import { type Database, inList } from '../db/database.js';
 import type { LiveFanout } from './fanout.js';
+import { defaultOutboxLeaseMs, deleteOutboxRow } from './outboxRelay.js';
 import {
   type DeliveryOutcome,
   type DeliveryPath,
@@ -24,6 +31,8 @@ export class SqlDeliveryPath implements DeliveryPath {
     private readonly database: Database,
     private readonly fanout: LiveFanout,
     private readonly log?: Pick<Logger, 'warn'>,
+    /** How long the writer owns a stored send's push before another instance's relay takes it. */
+    private readonly outboxLeaseMs = defaultOutboxLeaseMs,
   ) {}
 
   async openWindows(keys: readonly string[], now: number): Promise<Set<string>> {
@@ -47,6 +56,7 @@ export class SqlDeliveryPath implements DeliveryPath {
   ): Promise<DeliveryOutcome> {
     if (notifications.length === 0) return { delivered: [], alreadyDelivered: [] };
     const expiresAt = options.now + options.windowMs;
+    const outbox: OutboxEntry = { id: randomUUID(), leaseUntil: options.now + this.outboxLeaseMs };
     let claimed: Set<string>;
     try {
       const uniform = sharesContent(notifications);
@@ -54,20 +64,23 @@ export class SqlDeliveryPath implements DeliveryPath {
         // Hold Kysely's (single) SQLite connection, so no Kysely transaction is open around ours.
         claimed = await this.database.db
           .connection()
-          .execute(async () => this.storeSqlite(notifications, expiresAt, options.now));
+          .execute(async () => this.storeSqlite(notifications, expiresAt, options.now, outbox));
       } else if (uniform && this.database.kind === 'postgres')
-        claimed = await this.storePostgres(notifications, expiresAt, options.now);
-      else claimed = await this.storeGeneric(notifications, expiresAt, options.now);
+        claimed = await this.storePostgres(notifications, expiresAt, options.now, outbox);
+      else claimed = await this.storeGeneric(notifications, expiresAt, options.now, outbox);
     } catch (error) {
       throw new DeliveryUnavailableError('the notification store is unavailable', 5, { cause: error });
     }
     const delivered = notifications.filter((n) => claimed.has(n.dedupeKey));
-    // Stored is delivered: the inbox has it and a reconnecting client catches up from there, so a
+    // Stored is delivered: the inbox has it and the outbox row makes some instance push it, so a
     // fan-out hiccup is logged, not failed.
-    try {
-      await this.fanout.publish(delivered);
-    } catch (error) {
-      this.log?.warn({ err: error }, 'live fan-out failed; notifications are in the inbox');
+    if (delivered.length > 0) {
+      try {
+        await this.fanout.publish(delivered);
+        await deleteOutboxRow(this.database, outbox.id);
+      } catch (error) {
+        this.log?.warn({ err: error }, 'live fan-out failed; the outbox relay pushes it later');
+      }
     }
     return {
       delivered,
@@ -75,13 +88,21 @@ export class SqlDeliveryPath implements DeliveryPath {
     };
   }
 
-  private sqliteStatements?: { claim: Sqlite.Statement; insert: Sqlite.Statement };
+  private sqliteStatements?: { claim: Sqlite.Statement; insert: Sqlite.Statement; outbox: Sqlite.Statement };
 
-  private storeSqlite(notifications: readonly Notification[], expiresAt: number, now: number): Set<string> {
+  private storeSqlite(
+    notifications: readonly Notification[],
+    expiresAt: number,
+    now: number,
+    outbox: OutboxEntry,
+  ): Set<string> {
     const handle = this.database.sqlite!;
     // Two statements for the whole batch, each with the batch as one JSON parameter: constant SQL
     // (prepared once), no per-row statement overhead.
     this.sqliteStatements ??= {
+      outbox: handle.prepare(
+        'insert into notification_outbox (id, notification_ids, created_at, lease_until) values (?, ?, ?, ?)',
+      ),
       claim: handle.prepare(
         `insert into dedupe_keys (key, expires_at) select value, ? from json_each(?) where true
          on conflict (key) do update set expires_at = excluded.expires_at where dedupe_keys.expires_at <= ?
@@ -93,7 +114,7 @@ export class SqlDeliveryPath implements DeliveryPath {
          select value ->> 0, ?, ?, value ->> 1, ?, ?, ?, ?, null, value ->> 2 from json_each(?)`,
       ),
     };
-    const { claim, insert } = this.sqliteStatements;
+    const { claim, insert, outbox: queue } = this.sqliteStatements;
     const first = notifications[0]!;
     const run = handle.transaction(() => {
       const rows = claim.all(expiresAt, JSON.stringify(notifications.map((n) => n.dedupeKey)), now) as Array<{
@@ -111,6 +132,7 @@ export class SqlDeliveryPath implements DeliveryPath {
           first.createdAt,
           JSON.stringify(fresh.map((n) => [n.id, n.walletAddress, n.dedupeKey])),
         );
+        queue.run(outbox.id, JSON.stringify(fresh.map((n) => n.id)), now, outbox.leaseUntil);
       }
       return claimed;
     });
@@ -122,6 +144,7 @@ export class SqlDeliveryPath implements DeliveryPath {
     notifications: readonly Notification[],
     expiresAt: number,
     now: number,
+    outbox: OutboxEntry,
   ): Promise<Set<string>> {
     const first = notifications[0]!;
     const result = await sql<{ dedupe_key: string }>`
@@ -130,7 +153,7 @@ export class SqlDeliveryPath implements DeliveryPath {
         select k, ${expiresAt}::bigint from unnest(${notifications.map((n) => n.dedupeKey)}::text[]) as k
         on conflict (key) do update set expires_at = excluded.expires_at where dedupe_keys.expires_at <= ${now}::bigint
         returning key
-      )
+      ), inserted as (
       insert into notifications
         (id, project_id, app_url, wallet_address, title, message, target_path, created_at, read_at, dedupe_key)
       select n.id, ${first.projectId}, ${first.appUrl}, n.address, ${first.title}, ${first.message},
@@ -138,7 +161,14 @@ export class SqlDeliveryPath implements DeliveryPath {
       from unnest(${notifications.map((n) => n.id)}::text[], ${notifications.map((n) => n.walletAddress)}::text[],
                   ${notifications.map((n) => n.dedupeKey)}::text[]) as n(id, address, key)
       join claimed c on c.key = n.key
-      returning dedupe_key`.execute(this.database.db);
+      returning id, dedupe_key
+      ), queued as (
+        insert into notification_outbox (id, notification_ids, created_at, lease_until)
+        select ${outbox.id}, json_agg(id)::text, ${now}::bigint, ${outbox.leaseUntil}::bigint
+        from inserted having count(*) > 0
+        returning id
+      )
+      select dedupe_key from inserted`.execute(this.database.db);
     return new Set(result.rows.map((r) => r.dedupe_key));
   }
 
@@ -146,6 +176,7 @@ export class SqlDeliveryPath implements DeliveryPath {
     notifications: readonly Notification[],
     expiresAt: number,
     now: number,
+    outbox: OutboxEntry,
   ): Promise<Set<string>> {
     return this.database.db.transaction().execute(async (tx) => {
       const claimedRows = await tx
@@ -179,6 +210,15 @@ export class SqlDeliveryPath implements DeliveryPath {
             })),
           )
           .execute();
+        await tx
+          .insertInto('notification_outbox')
+          .values({
+            id: outbox.id,
+            notification_ids: JSON.stringify(fresh.map((n) => n.id)),
+            created_at: now,
+            lease_until: outbox.leaseUntil,
+          })
+          .execute();
       }
       return claimed;
     });
@@ -188,6 +228,12 @@ export class SqlDeliveryPath implements DeliveryPath {
   async sweep(now: number): Promise<void> {
     await this.database.db.deleteFrom('dedupe_keys').where('expires_at', '<=', now).execute();
   }
+}
+
+/** The outbox row a send writes with its notifications. */
+interface OutboxEntry {
+  id: string;
+  leaseUntil: number;
 }
 
 /** Whether the notifications differ only in id, address and dedupe key (one send's batch). */

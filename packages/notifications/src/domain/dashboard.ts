@@ -82,6 +82,8 @@ export async function createOwnProject(
     appUrl: field(body, 'app_url') as string,
     owner,
     whitelisted: false,
+    // A developer never takes over a URL another project used (and so its users): the operator may.
+    onlyUnused: true,
   });
 }
 
@@ -106,7 +108,7 @@ export async function addOwnAppUrl(
   body: unknown,
 ): Promise<{ appUrls: string[] }> {
   await requireOwnProject(deps, owner, projectId);
-  return deps.admin.addAppUrl(projectId, field(body, 'app_url') as string);
+  return deps.admin.addAppUrl(projectId, field(body, 'app_url') as string, { onlyUnused: true });
 }
 
 export async function removeOwnAppUrl(

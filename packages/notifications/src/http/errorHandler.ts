@@ -1,5 +1,6 @@
 /** The one place where errors become wire bodies: `{ success: false, error, message }`. */
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isStoreUnavailable } from '../db/unavailable.js';
 import { type ErrorCode, errorCodes, ServiceError } from '../errors.js';
 
 /** Maps Fastify's own errors (body parsing, media type, size) into the registry. */
@@ -19,7 +20,15 @@ function fromFastify(error: FastifyError): ServiceError {
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((raw, request, reply) => {
-    const error = raw instanceof ServiceError ? raw : fromFastify(raw as FastifyError);
+    const error =
+      raw instanceof ServiceError
+        ? raw
+        : isStoreUnavailable(raw)
+          ? new ServiceError('STORE_UNAVAILABLE', 'the service is temporarily unavailable; retry', {
+              cause: raw,
+              retryAfter: 5,
+            })
+          : fromFastify(raw as FastifyError);
     const { status, error: label } = errorCodes[error.code as ErrorCode];
     if (status >= 500) {
       request.log.error({ err: error.cause ?? raw, code: error.code }, error.message);

@@ -18,6 +18,7 @@ import type { LiveFanout } from '../delivery/fanout.js';
 import type { Notification } from '../delivery/path.js';
 import { type ClientSession, toInboxItem } from '../domain/client.js';
 import { ServiceError } from '../errors.js';
+import { RecentIds, ulidFloor } from './streamResync.js';
 
 export interface StreamLimits {
   /** Open streams per session token (per instance). */
@@ -83,6 +84,9 @@ export class StreamRegistry {
   }
 }
 
+/** Sends created this long before the link to Redis was lost are re-read too (clock skew, slow commits). */
+const resyncMarginMs = 10_000;
+
 /** setTimeout's longest delay; a longer session is re-armed when it fires. */
 const maxTimerMs = 2 ** 31 - 1;
 
@@ -137,9 +141,27 @@ export function streamNotifications(
       raw.destroy();
     }
   };
-  const write = (n: Notification) =>
+  // Written once per id: the outbox relay may push a notification again (docs/decisions/0170).
+  const written = new RecentIds();
+  const write = (n: Notification) => {
+    if (written.has(n.id)) return;
+    written.add(n.id);
     send(`id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(toInboxItem(n))}\n\n`);
+  };
   send('retry: 2000\n\n');
+
+  // Pushes made while this instance had lost Redis never arrive: re-read the inbox from then.
+  const openedAt = options.clock();
+  const offReconnect = options.fanout.onReconnect((lostSince) => {
+    const from = ulidFloor(Math.max(openedAt, lostSince - resyncMarginMs));
+    const after = options.lastEventId && options.lastEventId > from ? options.lastEventId : from;
+    options.inbox
+      .since(session.address, after, 500)
+      .then((missed) => {
+        for (const n of missed) write(n);
+      })
+      .catch((error) => request.log.warn({ err: error }, 'notification stream resync failed'));
+  });
 
   let replaying = true;
   const buffered: Notification[] = [];
@@ -178,6 +200,7 @@ export function streamNotifications(
     clearInterval(heartbeat);
     clearTimeout(expiry);
     unsubscribe();
+    offReconnect();
     registry.delete(stream);
   });
 

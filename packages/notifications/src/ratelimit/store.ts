@@ -112,6 +112,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     };
   }
 
+  /** Answers when Redis does (readiness); rejects at once while it is unreachable. */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   /** Resolves once connected; rejects after `timeoutMs`. The server waits for it at startup. */
   async ready(timeoutMs = 5000): Promise<void> {
     if (this.redis.status === 'ready') return;

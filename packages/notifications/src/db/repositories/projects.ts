@@ -21,7 +21,10 @@ export interface KeyLookup {
 export class ProjectsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Creates a project with its first app URL and key. Returns false if the app URL is taken. */
+  /**
+   * Creates a project with its first app URL and key. 'taken' if another project holds the URL;
+   * 'used-before' if another project ever held it and `onlyUnused` is set.
+   */
   async create(input: {
     id: string;
     name: string;
@@ -30,14 +33,16 @@ export class ProjectsRepository {
     appUrl: string;
     keyHash: string;
     now: number;
-  }): Promise<boolean> {
+    onlyUnused?: boolean;
+  }): Promise<'created' | 'taken' | 'used-before'> {
     return this.db.transaction().execute(async (tx) => {
       const taken = await tx
         .selectFrom('app_urls')
         .select('project_id')
         .where('app_url', '=', input.appUrl)
         .executeTakeFirst();
-      if (taken) return false;
+      if (taken) return 'taken';
+      if (input.onlyUnused && (await usedByAnother(tx, input.appUrl, input.id))) return 'used-before';
       await tx
         .insertInto('projects')
         .values({
@@ -53,11 +58,12 @@ export class ProjectsRepository {
         .insertInto('app_urls')
         .values({ app_url: input.appUrl, project_id: input.id, created_at: input.now })
         .execute();
+      await remember(tx, input.appUrl, input.id, input.now);
       await tx
         .insertInto('api_keys')
         .values({ key_hash: input.keyHash, project_id: input.id, created_at: input.now, revoked_at: null })
         .execute();
-      return true;
+      return 'created';
     });
   }
 
@@ -166,7 +172,10 @@ export class ProjectsRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Marks the project deleted and frees its app URLs; its keys stay, answering 404. */
+  /**
+   * Marks the project deleted and frees its app URLs; its keys stay, answering 404. The pins of
+   * its URLs go with it: they were its users, never the next owner's.
+   */
   async delete(projectId: string, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       const result = await tx
@@ -176,13 +185,35 @@ export class ProjectsRepository {
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
+      const urls = await tx
+        .selectFrom('app_urls')
+        .select('app_url')
+        .where('project_id', '=', projectId)
+        .execute();
+      if (urls.length > 0)
+        await tx
+          .deleteFrom('pins')
+          .where(
+            'app_url',
+            'in',
+            urls.map((u) => u.app_url),
+          )
+          .execute();
       await tx.deleteFrom('app_urls').where('project_id', '=', projectId).execute();
       return true;
     });
   }
 
-  /** Registers an app URL. 'taken' when another project owns it; idempotent for the same project. */
-  async addAppUrl(projectId: string, appUrl: string, now: number): Promise<'added' | 'exists' | 'taken'> {
+  /**
+   * Registers an app URL. 'taken' when another project owns it; 'used-before' when another
+   * project ever held it and `onlyUnused` is set; idempotent for the same project.
+   */
+  async addAppUrl(
+    projectId: string,
+    appUrl: string,
+    now: number,
+    options: { onlyUnused?: boolean } = {},
+  ): Promise<'added' | 'exists' | 'taken' | 'used-before'> {
     return this.db.transaction().execute(async (tx) => {
       const owner = await tx
         .selectFrom('app_urls')
@@ -190,21 +221,28 @@ export class ProjectsRepository {
         .where('app_url', '=', appUrl)
         .executeTakeFirst();
       if (owner) return owner.project_id === projectId ? 'exists' : 'taken';
+      if (options.onlyUnused && (await usedByAnother(tx, appUrl, projectId))) return 'used-before';
       await tx
         .insertInto('app_urls')
         .values({ app_url: appUrl, project_id: projectId, created_at: now })
         .execute();
+      await remember(tx, appUrl, projectId, now);
       return 'added';
     });
   }
 
+  /** Frees an app URL of the project; its pins go with it (they are not the next owner's). */
   async removeAppUrl(projectId: string, appUrl: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('app_urls')
-      .where('project_id', '=', projectId)
-      .where('app_url', '=', appUrl)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return this.db.transaction().execute(async (tx) => {
+      const result = await tx
+        .deleteFrom('app_urls')
+        .where('project_id', '=', projectId)
+        .where('app_url', '=', appUrl)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await tx.deleteFrom('pins').where('app_url', '=', appUrl).execute();
+      return true;
+    });
   }
 
   /** Revokes every live key of the project (they answer 401 from now on); returns how many. */
@@ -246,6 +284,25 @@ export class ProjectsRepository {
         .execute();
     });
   }
+}
+
+/** Whether a project other than `projectId` ever registered `appUrl`. */
+async function usedByAnother(db: Db, appUrl: string, projectId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('app_url_history')
+    .select('project_id')
+    .where('app_url', '=', appUrl)
+    .where('project_id', '!=', projectId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function remember(db: Db, appUrl: string, projectId: string, now: number): Promise<void> {
+  await db
+    .insertInto('app_url_history')
+    .values({ app_url: appUrl, project_id: projectId, registered_at: now })
+    .onConflict((oc) => oc.columns(['app_url', 'project_id']).doNothing())
+    .execute();
 }
 
 function toProject(row: {

@@ -1,0 +1,134 @@
+/**
+ * The node's own ChainReader: the pending snapshot from the builder, sealed blocks through
+ * BlockReader (the unflushed overlay, then LevelDB), the latest state from the flat state and
+ * past states through their tries (state/resolve).
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import { bytesToHex, equalBytes } from '../primitives/hex.js';
+import type { FlatStateReader } from '../state/flatState.js';
+import { TrieStateReader } from '../state/trieState.js';
+import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock } from '../state/resolve.js';
+import type { BlockReader } from '../storage/blockReader.js';
+import type { ChainStore } from '../storage/chainStore.js';
+import { keys } from '../storage/keys.js';
+import type { TrieNodeStore } from '../trie/types.js';
+import type { BlockView, ChainReader, PendingBlockView, TxFound } from './chainReader.js';
+
+export interface LocalSources {
+  blocks: BlockReader;
+  flat: FlatStateReader;
+  nodes: TrieNodeStore;
+  store: Pick<ChainStore, 'get'>;
+  /** The builder's last flashblock. */
+  pending: () => PendingBlockView;
+}
+
+export class LocalChainReader implements ChainReader {
+  private readonly deps: ResolveDeps;
+  /** Index of the pre-confirmed transactions of a pending snapshot (built once per snapshot). */
+  private readonly pendingIndexes = new WeakMap<PendingBlockView, Map<string, number>>();
+
+  constructor(private readonly s: LocalSources) {
+    this.deps = {
+      blocks: s.blocks,
+      flat: s.flat,
+      nodes: s.nodes,
+      code: (h) => this.code(h),
+      pending: s.pending,
+    };
+  }
+
+  head(): Block {
+    return this.s.blocks.head;
+  }
+
+  genesisHash(): Uint8Array {
+    return this.s.blocks.genesisHash;
+  }
+
+  pending(): PendingBlockView {
+    return this.s.pending();
+  }
+
+  stateAt(tag: BlockTag): Promise<Resolved | undefined> {
+    return resolve(this.deps, tag);
+  }
+
+  async blockAt(tag: BlockTag): Promise<BlockView | undefined> {
+    if ('tag' in tag && tag.tag === 'pending') return pendingView(this.s.pending());
+    const block = await resolveBlock(this.deps, tag);
+    if (!block) return undefined;
+    return this.sealedView(block);
+  }
+
+  blockByNumber(n: bigint): Promise<Block | undefined> {
+    return this.s.blocks.byNumber(n);
+  }
+
+  headerByNumber(n: bigint): Promise<BlockHeader | undefined> {
+    return this.s.blocks.headerByNumber(n);
+  }
+
+  async sealedView(block: Block): Promise<BlockView> {
+    const blocks = this.s.blocks;
+    const senders = block.transactions.length ? await blocks.sendersOf(block.hash()) : [];
+    return { block, senders, receipts: () => blocks.receiptsOf(block.hash()), pending: false };
+  }
+
+  async findTransaction(hash: Uint8Array): Promise<TxFound | undefined> {
+    // The snapshot is taken before the sealed lookup: a seal that lands during the lookup moves the
+    // head and the snapshot together, after its block is stored, so the transaction is found in one
+    // of the two (never in neither).
+    const p = this.s.pending();
+    const blocks = this.s.blocks;
+    const loc = await blocks.txLocation(hash);
+    if (loc) {
+      const block = await blocks.byHash(loc.blockHash);
+      const canon = block && (await blocks.hashOf(block.header.number));
+      if (block && canon && equalBytes(canon, block.hash())) {
+        const view = await this.sealedView(block);
+        return { view, index: loc.index, tx: block.transactions[loc.index] };
+      }
+    }
+    const i = this.pendingIndexOf(p, hash);
+    if (i !== undefined) {
+      const view = pendingView(p);
+      return { view, index: i, tx: view.block.transactions[i] };
+    }
+    return undefined;
+  }
+
+  trieAt(stateRoot: Uint8Array): TrieStateReader {
+    return new TrieStateReader(stateRoot, this.s.nodes, (h) => this.code(h));
+  }
+
+  code(codeHash: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.s.store.get(keys.code(codeHash));
+  }
+
+  rawReceipts(blockHash: Uint8Array): Promise<Uint8Array[]> {
+    return this.s.blocks.rawReceipts(blockHash);
+  }
+
+  sizeOf(block: Block): number {
+    return this.s.blocks.sizeOf(block);
+  }
+
+  private pendingIndexOf(p: PendingBlockView, hash: Uint8Array): number | undefined {
+    let index = this.pendingIndexes.get(p);
+    if (!index) {
+      index = new Map(p.txs.map((t, i) => [bytesToHex(t.hash), i]));
+      this.pendingIndexes.set(p, index);
+    }
+    return index.get(bytesToHex(hash));
+  }
+}
+
+function pendingView(p: PendingBlockView): BlockView {
+  return {
+    block: p.block,
+    senders: p.txs.map((t) => t.sender),
+    receipts: async () => p.txs.map((t) => t.receipt),
+    pending: true,
+  };
+}
