@@ -8,7 +8,8 @@
  * - `npm start` listens on ports 0 (WHARF_PORT / WHARF_CHAIN_PORT), and the section's URLs are
  *   rewritten to the ports it printed: the README's 8545 and 3000 would collide with other tests
  *   (and other people's servers) on a shared machine.
- * - A `cast` line is skipped, saying so, when Foundry's `cast` is not installed.
+ * - A `cast` line runs the `cast` `npm ci` installed (Linux x64) when none is on the PATH, and
+ *   is skipped, saying so, when there is none at all.
  *
  * With WHARF_TEST_NODE22 (the path of a Node.js 22 binary; `.ci/run` fetches one from npm), the
  * same clone is rebuilt for Node 22 and `wharf up` is smoke-tested on it.
@@ -188,7 +189,11 @@ describe.skipIf(skip)('a fresh clone', () => {
       const platformUrl = new URL(/Platform\s+(http:\/\/\S+)/.exec(platform.out())![1]);
       const chainUrl = new URL(/Chain RPC\s+(http:\/\/\S+)/.exec(platform.out())![1]);
 
-      const hasCast = run('bash', ['-c', 'command -v cast'], clone).code === 0;
+      // Foundry's cast: on the PATH, or the one `npm ci` installs on Linux x64 (an optional
+      // dependency of @wharf/chain) in node_modules/.bin.
+      const castOnPath = run('bash', ['-c', 'command -v cast'], clone).code === 0;
+      const localBin = path.join(clone, 'node_modules/.bin');
+      const hasCast = castOnPath || fs.existsSync(path.join(localBin, 'cast'));
       const steps = commands.slice(1).map((command) => {
         const program = command.replace(/^npx\s+/, '').split(/\s+/)[0];
         const rewritten = command
@@ -198,6 +203,8 @@ describe.skipIf(skip)('a fresh clone', () => {
           console.warn(`fresh clone: skipped "${command}": Foundry's cast is not installed here`);
           return { command, script: 'echo skipped' };
         }
+        if (program === 'cast' && !castOnPath)
+          return { command, script: `(PATH="${localBin}:$PATH"; ${rewritten})` };
         return { command, script: rewritten };
       });
       // A marker on its own line before each step (a step's output may not end with a newline).
