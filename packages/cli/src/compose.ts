@@ -1,5 +1,6 @@
 /** Starts the two parts from parsed CLI options. Used by `up`, `chain start` and `serve`. */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
@@ -28,6 +29,13 @@ export interface ChainFlags extends RpcLimitFlags {
   mnemonic: string;
   balance: bigint;
   genesis?: string;
+  /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
+  sequencer?: string;
+  ephemeral?: boolean;
+  loadState?: string;
+  dumpState?: string;
+  /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
+  state?: string;
 }
 
 export interface ServeFlags {
@@ -57,6 +65,10 @@ export interface ServeFlags {
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
+  webhookBlockPrivate?: boolean;
+  webhookRetrySchedule?: number[];
+  webhookTimeout?: number;
+  webhookLogDays?: number;
 }
 
 export async function startChain(
@@ -87,7 +99,11 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    ephemeral: flags.ephemeral,
+    loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
+    dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
+    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });
@@ -147,6 +163,10 @@ export async function startPlatform(
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
+    webhookBlockPrivate: Boolean(flags.webhookBlockPrivate),
+    ...(flags.webhookRetrySchedule ? { webhookRetryScheduleMs: flags.webhookRetrySchedule } : {}),
+    ...(flags.webhookTimeout ? { webhookTimeoutMs: flags.webhookTimeout } : {}),
+    ...(flags.webhookLogDays ? { webhookLogDays: flags.webhookLogDays } : {}),
     webRoot: webRoot(),
     logger: platformLog,
   });
