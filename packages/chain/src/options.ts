@@ -37,6 +37,12 @@ export interface ChainNodeOptions {
   baseFee: bigint;
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
+  /** Keep the chain in memory only, as Anvil does by default (`dataDir` unused). */
+  ephemeral?: boolean;
+  /** An Anvil state file to load at start, sealed in a block of its own (`--load-state`). */
+  loadState?: string;
+  /** Where to write the state (Anvil's JSON) when the node closes (`--dump-state`). */
+  dumpState?: string;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

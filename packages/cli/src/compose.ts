@@ -1,5 +1,6 @@
 /** Starts the two parts from parsed CLI options. Used by `up`, `chain start` and `serve`. */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
@@ -28,6 +29,11 @@ export interface ChainFlags extends RpcLimitFlags {
   mnemonic: string;
   balance: bigint;
   genesis?: string;
+  ephemeral?: boolean;
+  loadState?: string;
+  dumpState?: string;
+  /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
+  state?: string;
 }
 
 export interface ServeFlags {
@@ -91,6 +97,9 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    ephemeral: flags.ephemeral,
+    loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
+    dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
     logger: logger.child({ part: 'chain' }),
     started,

@@ -11,7 +11,7 @@ import { toast } from '../components/Toasts.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
 import { routePath } from '../router/routes.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function AppsScreen() {
   const { api } = usePlatform();

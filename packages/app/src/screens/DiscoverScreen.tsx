@@ -9,7 +9,7 @@ import { EmptyState, ErrorAlert, Loading, describeError } from '../components/St
 import { Switch } from '../components/Switch.js';
 import { toast } from '../components/Toasts.js';
 import { useAsync } from '../hooks/useAsync.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function DiscoverScreen() {
   const { api } = usePlatform();

@@ -18,7 +18,7 @@ import { UsersPanel } from '../dashboard/UsersPanel.js';
 import { WebhookPanel } from '../dashboard/WebhookPanel.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
-import { useDashboard } from './Dashboard.js';
+import { useDashboard } from '../dashboard/DashboardContext.js';
 
 export function ProjectScreen({ projectId }: { projectId: string }) {
   const { api } = useDashboard();
