@@ -29,7 +29,7 @@ import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
 import { evmMethods } from './rpc/evm.js';
 import { filterMethods } from './rpc/filters.js';
-import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
 import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
@@ -262,9 +262,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       dispatcher,
       options.host,
       options.port,
-      (path, ws) => {
+      (path, ws, query) => {
         if (path !== '/flashblocks') return false;
-        flashblocks.attach(ws);
+        const opts = streamOptionsOf(query);
+        if ('error' in opts) ws.close(1008, opts.error);
+        else flashblocks.attach(ws, opts);
         return true;
       },
       (path) =>

@@ -56,7 +56,7 @@ export async function startRpcServer(
   dispatcher: Dispatcher,
   host: string,
   port: number,
-  extraUpgrade?: (path: string, ws: WebSocket) => boolean,
+  extraUpgrade?: (path: string, ws: WebSocket, query: URLSearchParams) => boolean,
   /** Other GET paths (GET /metrics): a body and its content type, or undefined. */
   extraGet?: (path: string) => { type: string; body: string } | undefined,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
@@ -196,8 +196,8 @@ export async function startRpcServer(
         held.delete(ws);
       });
       process.nextTick(() => paused && sockets.has(ws) && hold(ws));
-      const path = (req.url ?? '/').split('?')[0];
-      if (extraUpgrade?.(path, ws)) return;
+      const [path, query = ''] = (req.url ?? '/').split('?', 2);
+      if (extraUpgrade?.(path, ws, new URLSearchParams(query))) return;
       serveSocket(dispatcher, ws, queue, limits.wsMaxBufferedBytes);
     });
   });
