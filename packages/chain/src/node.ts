@@ -14,8 +14,12 @@ import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
+import { BlockFollower } from './follower/blockFollower.js';
+import { devConfigLike, sequencerGenesis } from './follower/followerGenesis.js';
+import { forwardedMethods } from './follower/forwardedMethods.js';
+import { SequencerClient } from './follower/sequencerClient.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
-import { hexToBytes } from './primitives/hex.js';
+import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
@@ -111,7 +115,14 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   const log = options.logger;
   let ownStart: () => void = () => {};
   const started = options.started ?? new Promise<void>((resolve) => (ownStart = resolve));
-  const fresh = await chainConfigOf(options);
+  // A follower opens the sequencer's chain (its genesis checked below) and never seals.
+  const sequencer = options.follow ? new SequencerClient(options.follow.sequencerUrl) : undefined;
+  const sequencerGenesisBlock = sequencer ? await sequencerGenesis(sequencer) : undefined;
+  if (options.follow) options = { ...options, mining: false };
+  const fresh =
+    sequencerGenesisBlock && !options.genesisPath
+      ? devConfigLike(sequencerGenesisBlock, options)
+      : await chainConfigOf(options);
   const ephemeral = options.ephemeral ?? false;
   // A state file is read before anything starts: a bad one stops the start, naming what is wrong.
   const loadState = options.loadState ? await readStateFile(options.loadState) : undefined;
@@ -126,6 +137,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   const { spec } = ctx;
+  if (sequencerGenesisBlock) {
+    const genesis = await ctx.blocks.byNumber(0n);
+    const ours = genesis ? bytesToHex(genesis.hash()) : undefined;
+    if (ours !== sequencerGenesisBlock.hash) {
+      await ctx.store.close();
+      throw new Error(
+        `this node's genesis ${ours} is not the sequencer's ${sequencerGenesisBlock.hash}: give the follower the sequencer's --accounts, --mnemonic and --balance (or its --genesis file)`,
+      );
+    }
+  }
   log?.info(
     { head: Number(ctx.blocks.head.header.number), chainId: Number(spec.chainId) },
     'opened the chain',
@@ -135,10 +156,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    // In memory (--ephemeral) nothing survives a stop anyway: no journal.
-    journal: ephemeral
-      ? undefined
-      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+    // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
+    // nothing of its own: no journal.
+    journal:
+      ephemeral || options.follow
+        ? undefined
+        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
@@ -252,6 +275,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...evmMethods,
       ...anvilMethods,
       ...hardhatMethods,
+      // A follower's writes go to the sequencer.
+      ...(sequencer ? forwardedMethods(sequencer) : {}),
     },
     rpc,
   );
@@ -291,6 +316,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
+  const follower = sequencer
+    ? new BlockFollower(ctx, sequencer, producer, {
+        pollMs: options.follow?.pollMs ?? 100,
+        onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
+      })
+    : undefined;
+  follower?.start();
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
   ownStart();
@@ -303,6 +335,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     accounts: spec.devAccounts,
     close: () => {
       closed ??= (async () => {
+        await follower?.stop();
         await server.close();
         processMetrics.stop();
         flashblocks.close();

@@ -52,6 +52,16 @@ export interface ChainNodeOptions {
    * Default: the node's own start.
    */
   started?: Promise<unknown>;
+  /**
+   * Follow a sequencer instead of producing blocks (`wharf chain follow`): its sealed blocks are
+   * validated and imported, writes are forwarded to it, reads are answered here.
+   */
+  follow?: {
+    /** The sequencer's JSON-RPC URL (HTTP). */
+    sequencerUrl: string;
+    /** Milliseconds between asks for the sequencer's head. Default 100. */
+    pollMs?: number;
+  };
 }
 
 export const defaultChainNodeOptions: ChainNodeOptions = {

@@ -29,6 +29,8 @@ export interface ChainFlags extends RpcLimitFlags {
   mnemonic: string;
   balance: bigint;
   genesis?: string;
+  /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
+  sequencer?: string;
   ephemeral?: boolean;
   loadState?: string;
   dumpState?: string;
@@ -101,6 +103,7 @@ export async function startChain(
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
+    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });

@@ -23,6 +23,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
+import { importBlock } from '../execution/importBlock.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { readAccountKeyed } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
@@ -344,6 +345,23 @@ export class BlockProducer {
       if (this.sealer.journaled) await this.sealer.openJournal(this.building);
       this.events.emit('flashblock', this.building.snapshot);
       if (this.pool) this.resume();
+    });
+  }
+
+  /**
+   * A follower's block, sealed by its sequencer: validated and imported (execution/importBlock.ts:
+   * header against the parent, every root recomputed), then the next block opens on it and the
+   * head's listeners run. Never on a producer that seals itself. Consumer: follower/blockFollower.ts.
+   */
+  importSealed(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
+      await importBlock(this.ctx, block);
+      this.building = this.open(block);
+      this.stager.blockSealed();
+      this.hidden = undefined;
+      this.events.emit('sealed', block, []);
+      this.events.emit('flashblock', this.building.snapshot);
     });
   }
 
