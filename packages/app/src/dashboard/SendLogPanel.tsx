@@ -64,7 +64,9 @@ export function SendLogPanel({ project }: { project: Project }) {
                 <summary className="row row-wrap">
                   <strong className="small">{s.title}</strong>
                   {s.targetPath ? <code className="small">{s.targetPath}</code> : null}
-                  <span className="badge badge-success">{s.sentCount} sent</span>
+                  <span className={s.sentCount > 0 ? 'badge badge-success' : 'badge'}>
+                    {s.sentCount} sent
+                  </span>
                   {s.failedCount > 0 ? (
                     <span className="badge badge-danger">{s.failedCount} failed</span>
                   ) : null}
