@@ -35,8 +35,8 @@ export async function startExample(options = {}) {
   await build({ root: path.join(here, 'web'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
 
   let env = readEnvFile(envFile);
-  const client = () => createNotificationsClient({ baseUrl: wharfUrl, apiKey: env.WHARF_API_KEY ?? '' });
-  let sdk = client();
+  const newClient = () => createNotificationsClient({ baseUrl: wharfUrl, apiKey: env.WHARF_API_KEY ?? '' });
+  let sdk = newClient();
   const api = createApi({
     client: () => sdk, // replaced once the first run has the key
     sessions: createSessions(),
@@ -73,7 +73,7 @@ export async function startExample(options = {}) {
     });
     env.WHARF_URL = wharfUrl;
     writeEnvFile(envFile, env, 'Written by the example on first run; delete it to register again.');
-    sdk = client();
+    sdk = newClient();
     log(`Registered project ${env.WHARF_PROJECT_ID}; its key and webhook secret are in ${envFile}`);
   }
   log(`Example mini app  ${url}`);

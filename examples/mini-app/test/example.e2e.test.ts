@@ -192,6 +192,18 @@ describe.skipIf(!canRun)('the example mini app inside the platform app', () => {
       .poll(events, { timeout: 15_000 })
       .toEqual([expect.objectContaining({ event: 'miniapp_added', walletAddress: DEV0 })]);
 
+    // A forged event is refused and not recorded.
+    const forged = await fetch(`${example.url}/api/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-wharf-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
+      },
+      body: JSON.stringify({ id: 'forged', event: 'miniapp_removed', walletAddress: DEV0 }),
+    });
+    expect(forged.status).toBe(401);
+    expect(await events()).toHaveLength(1);
+
     // Back in the example: its users list has the wallet; its button notifies; the platform's
     // inbox shows it live (the unread badge, without a reload), then in the list.
     frame = await openExample(page);
@@ -214,4 +226,15 @@ describe.skipIf(!canRun)('the example mini app inside the platform app', () => {
     await page.screenshot({ path: path.join(shots, 'example-inbox.png') });
     await context.close();
   }, 120_000);
+
+  it('opened on its own, without a wallet extension, says that no wallet was found', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${example.url}/`);
+    await expect
+      .poll(() => page.getByTestId('wallet-found').textContent(), { timeout: 5000 })
+      .toMatch(/^No wallet found/);
+    expect(await page.getByRole('button', { name: 'Connect' }).isDisabled()).toBe(true);
+    await context.close();
+  });
 });
