@@ -215,7 +215,9 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
   });
-  dev = devControls;
+  // --no-dev-methods: no test methods and no impersonation (the RPC answers -32601).
+  const devMethods = options.devMethods !== false;
+  if (devMethods) dev = devControls;
   if (loadState) {
     // The prepared world is sealed in a block of its own before anything else runs.
     await devControls.loadState(loadState);
@@ -250,7 +252,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     clientVersion: CLIENT_VERSION,
     pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
-    dev: devControls,
+    dev: devMethods ? devControls : undefined,
     limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };

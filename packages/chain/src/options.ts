@@ -43,6 +43,12 @@ export interface ChainNodeOptions {
   loadState?: string;
   /** Where to write the state (Anvil's JSON) when the node closes (`--dump-state`). */
   dumpState?: string;
+  /**
+   * The test methods (anvil_*, hardhat_*, evm_*, impersonation): any RPC client may rewrite
+   * state and history with them. On unless false (`--no-dev-methods`): a node that serves
+   * others must turn them off (docs/security.md).
+   */
+  devMethods?: boolean;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

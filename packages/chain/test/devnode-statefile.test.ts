@@ -1,7 +1,8 @@
 /**
  * State files (Anvil's JSON) and the in-memory mode: a chain of 10,000 accounts dumped with
  * anvil_dumpState loads back with anvil_loadState in under a second, to the same state root;
- * --load-state / --dump-state (the node options) round-trip; --ephemeral writes nothing to disk.
+ * --load-state / --dump-state (the node options) round-trip; --ephemeral writes nothing to disk;
+ * --no-dev-methods turns the test methods off.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -94,5 +95,24 @@ describe('state files', () => {
     await n.stop({ keepData: true });
     expect(fs.readdirSync(dir)).toEqual([]);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('--no-dev-methods', () => {
+  it('answers -32601 for the test methods and sends from no impersonated account', async () => {
+    const n = await startTestNode({ blockTime: 0, ephemeral: true, devMethods: false });
+    nodes.push(n);
+    await expect(
+      rpc(n.url, 'anvil_setBalance', ['0x00000000000000000000000000000000000e0002', '0x5']),
+    ).rejects.toMatchObject({
+      code: -32601,
+      message: 'test methods are not available on this node',
+    });
+    await expect(rpc(n.url, 'evm_snapshot', [])).rejects.toMatchObject({ code: -32601 });
+    await expect(
+      rpc(n.url, 'eth_sendTransaction', [
+        { from: '0x00000000000000000000000000000000000e0002', to: n.accounts[0].address },
+      ]),
+    ).rejects.toMatchObject({ code: -32000, message: expect.stringMatching(/unknown account/) });
   });
 });

@@ -32,6 +32,8 @@ export interface ChainFlags extends RpcLimitFlags {
   /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
   sequencer?: string;
   ephemeral?: boolean;
+  /** false with --no-dev-methods. */
+  devMethods?: boolean;
   loadState?: string;
   dumpState?: string;
   /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
@@ -100,6 +102,7 @@ export async function startChain(
     balance: flags.balance,
     genesisPath: flags.genesis,
     ephemeral: flags.ephemeral,
+    devMethods: flags.devMethods,
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),

@@ -65,16 +65,17 @@ export class InclusionWatch {
   }
 
   /**
-   * How long a receipt request for a pooled transaction may wait for it: two of the intervals
+   * How long a receipt request for a pooled transaction may wait for it: four of the intervals
    * the builder is showing flashblocks at (a transaction that arrives during one build goes into
-   * the next), at most MAX_RECEIPT_HOLD_MS; 0 when nothing was shown lately (no mining, or
+   * the next, and a builder behind under load may leave it to the one after), at most
+   * MAX_RECEIPT_HOLD_MS; 0 when nothing was shown lately (no mining, or
    * `blockTime: 0`, where a transaction is sealed at once or never).
    */
   receiptHoldMs(now = Date.now()): number {
     if (this.shown.length < 2) return 0;
     const interval = this.shown[1] - this.shown[0];
     if (interval <= 0 || now - this.shown[1] > 2 * interval) return 0;
-    return Math.min(2 * interval + 20, MAX_RECEIPT_HOLD_MS);
+    return Math.min(4 * interval + 20, MAX_RECEIPT_HOLD_MS);
   }
 
   /** The transaction once pre-confirmed or sealed, or undefined at the deadline (ms from now). */

@@ -78,7 +78,8 @@ export async function startRpcServer(
   const server = http.createServer(
     {
       // A client that trickles its headers or body is cut off (HTTP 408), however slowly it sends.
-      headersTimeout: limits.httpHeadersTimeoutMs,
+      // Node refuses a header timeout longer than the request's: the headers are part of it.
+      headersTimeout: Math.min(limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs),
       requestTimeout: limits.httpRequestTimeoutMs,
       connectionsCheckingInterval: Math.max(
         100,
@@ -156,7 +157,8 @@ export async function startRpcServer(
         }
       };
       req.on('end', () => {
-        if (!tooBig) queue.push(() => void answer());
+        // ~10 ms of JSON.parse per MB: a large body waits for a gap that long before a flashblock.
+        if (!tooBig) queue.push(() => void answer(), size / 100_000);
       });
       req.on('error', () => res.destroy());
     },
@@ -263,7 +265,9 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue,
     }
     if (out !== undefined) conn.send(out);
   };
-  ws.on('message', (data, isBinary) => queue.push(() => void answer(data, isBinary)));
+  ws.on('message', (data, isBinary) =>
+    queue.push(() => void answer(data, isBinary), (data as Buffer).length / 100_000),
+  );
   ws.on('close', () => {
     for (const off of conn.subscriptions.values()) off();
     conn.subscriptions.clear();

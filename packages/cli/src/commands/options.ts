@@ -119,6 +119,12 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       ),
     )
     .addOption(
+      new Option(
+        '--no-dev-methods',
+        'turn off the test methods (anvil_*, hardhat_*, evm_*, impersonation): any client may rewrite state with them',
+      ).env('WHARF_NO_DEV_METHODS'),
+    )
+    .addOption(
       new Option('--ephemeral', 'keep the chain in memory only, as Anvil does (nothing in --data-dir)').env(
         'WHARF_EPHEMERAL',
       ),
