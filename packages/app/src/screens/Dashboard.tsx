@@ -7,6 +7,7 @@ import { createContext, type FormEvent, useContext, useMemo, useState } from 're
 import { createDashboardApi, type DashboardApi } from '../api/dashboardApi.js';
 import { signOutOn401 } from '../api/http.js';
 import { type Session, setSession, useSession } from '../auth/session.js';
+import { signOut } from '../auth/signOut.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { Field } from '../components/Field.js';
@@ -130,7 +131,7 @@ function DashboardTopbar({ session }: { session?: Session }) {
             <button
               type="button"
               className="btn btn-ghost btn-sm"
-              onClick={() => setSession('dashboard', null)}
+              onClick={() => signOut('dashboard')}
               aria-label="Sign out"
             >
               <Icon name="logout" size={16} />

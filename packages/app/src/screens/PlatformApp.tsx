@@ -5,7 +5,8 @@
 import { createContext, useCallback, useContext, useMemo } from 'react';
 import { type ClientApi, createClientApi } from '../api/clientApi.js';
 import { signOutOn401 } from '../api/http.js';
-import { type Session, setSession, useSession } from '../auth/session.js';
+import { type Session, useSession } from '../auth/session.js';
+import { signOut } from '../auth/signOut.js';
 import { Address } from '../components/Address.js';
 import { Icon, type IconName } from '../components/Icon.js';
 import { Link } from '../components/Link.js';
@@ -37,7 +38,7 @@ export function usePlatform(): Platform {
 
 export function signOutPlatform(): void {
   closeWallet();
-  setSession('client', null);
+  signOut('client');
 }
 
 export function PlatformApp({ route }: { route: Route }) {
