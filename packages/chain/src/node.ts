@@ -36,6 +36,15 @@ import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
 import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
 
+function journalMetrics(errors: number): string {
+  return [
+    '# HELP wharf_txpool_journal_errors_total Failed writes of the pool journal (the node kept serving).',
+    '# TYPE wharf_txpool_journal_errors_total counter',
+    `wharf_txpool_journal_errors_total ${errors}`,
+    '',
+  ].join('\n');
+}
+
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
 async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
@@ -83,7 +92,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
-  const flashblocks = new FlashblocksStream();
+  const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
   // A block interrupted by a crash is finished with its pre-confirmed transactions, in order.
@@ -109,8 +118,18 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
-  const poolJournal = await attachJournal(pool, createFileTxJournal(join(options.dataDir, 'txpool.journal')));
-  const filters = new FilterManager();
+  // A failed journal write (a full disk) is logged and counted; the node keeps serving.
+  let journalErrors = 0;
+  const onJournalError = (err: Error) => {
+    journalErrors++;
+    log?.error({ err }, 'txpool journal write failed');
+  };
+  const poolJournal = await attachJournal(
+    pool,
+    createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
+    { onError: onJournalError },
+  );
+  const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
       block,
@@ -175,8 +194,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       },
       (path) =>
         path === '/metrics'
-          ? { type: 'text/plain; version=0.0.4', body: producer.metrics.render() + processMetrics.render() }
+          ? {
+              type: 'text/plain; version=0.0.4',
+              body: producer.metrics.render() + processMetrics.render() + journalMetrics(journalErrors),
+            }
           : undefined,
+      options.limits,
     );
   } catch (e) {
     processMetrics.stop();

@@ -57,6 +57,10 @@ export interface ServeFlags {
   adminToken?: string;
   chainRpc?: string;
   chainId?: bigint;
+  webhookBlockPrivate?: boolean;
+  webhookRetrySchedule?: number[];
+  webhookTimeout?: number;
+  webhookLogDays?: number;
 }
 
 export async function startChain(
@@ -147,6 +151,10 @@ export async function startPlatform(
     chainRpc: flags.chainRpc,
     chainId: Number(flags.chainId ?? 31337n),
     adminToken,
+    webhookBlockPrivate: Boolean(flags.webhookBlockPrivate),
+    ...(flags.webhookRetrySchedule ? { webhookRetryScheduleMs: flags.webhookRetrySchedule } : {}),
+    ...(flags.webhookTimeout ? { webhookTimeoutMs: flags.webhookTimeout } : {}),
+    ...(flags.webhookLogDays ? { webhookLogDays: flags.webhookLogDays } : {}),
     webRoot: webRoot(),
     logger: platformLog,
   });

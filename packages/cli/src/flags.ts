@@ -37,6 +37,24 @@ export function parseSeconds(value: string): number {
   return Number(value);
 }
 
+/** A duration such as "200ms", "1s", "2m", "4h" (a bare number is milliseconds), in milliseconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError(`expected a duration such as 500ms, 1s, 2m or 4h, got "${value}"`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  const ms = Math.round(Number(m[1]) * unit);
+  if (ms < 1) throw new InvalidArgumentError(`expected a duration of at least 1 ms, got "${value}"`);
+  return ms;
+}
+
+/** A comma-separated list of durations ("1s,5s,30s"), in milliseconds. */
+export function parseDurationList(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => p === ''))
+    throw new InvalidArgumentError(`expected durations separated by commas (e.g. 1s,5s,30s), got "${value}"`);
+  return parts.map(parseDuration);
+}
+
 /** An ether amount such as "10000" or "0.5", returned in wei. */
 export function parseEther(value: string): bigint {
   const m = /^(\d+)(?:\.(\d{1,18}))?$/.exec(value.trim());

@@ -123,6 +123,59 @@ describe('wharf project, app and key, while the platform runs', () => {
     expect(noName.stderr).toMatch(/--name/);
   });
 
+  it('sets a webhook (the secret printed once), shows it, rotates the secret, refuses a bad URL, removes it', () => {
+    const { projectId } = json([
+      'project',
+      'create',
+      '--name',
+      'Hooks',
+      '--app-url',
+      'https://hooks.example',
+    ]);
+    const set = json([
+      'project',
+      'webhook',
+      '--project',
+      projectId,
+      '--url',
+      'http://localhost:4000/webhooks',
+    ]);
+    expect(set).toEqual({
+      projectId,
+      url: 'http://localhost:4000/webhooks',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const again = json(['project', 'webhook', '--project', projectId, '--url', 'https://hooks.example/w']);
+    expect(again).toEqual({ projectId, url: 'https://hooks.example/w' });
+    const shown = json(['project', 'webhook', '--project', projectId]);
+    expect(shown).toMatchObject({ projectId, url: 'https://hooks.example/w', previousSecretExpiresAt: null });
+    expect(JSON.stringify(shown)).not.toContain('whsec_');
+    const rotated = json(['project', 'webhook', '--project', projectId, '--rotate-secret']);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(set.secret);
+    expect(json(['project', 'webhook', '--project', projectId]).previousSecretExpiresAt).toEqual(
+      expect.any(String),
+    );
+
+    const bad = wharf([
+      'project',
+      'webhook',
+      '--project',
+      projectId,
+      '--url',
+      'ftp://x',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('url must be an absolute http(s) URL');
+    expect(json(['project', 'webhook', '--project', projectId, '--remove'])).toEqual({
+      projectId,
+      removed: true,
+    });
+    expect(json(['project', 'webhook', '--project', projectId]).url).toBeNull();
+  }, 90_000);
+
   it('never prints a key hash or a key in the logs', () => {
     expect(running.stderr()).not.toMatch(/wharf_[A-Za-z0-9_-]{20,}/);
     expect(running.stderr()).not.toMatch(/[0-9a-f]{64}/);

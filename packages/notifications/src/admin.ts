@@ -12,6 +12,8 @@ import { normalizeRegisteredAppUrl } from './domain/appUrl.js';
 import { createUlidGenerator } from './domain/ulid.js';
 import { codePointLength } from './domain/rules.js';
 import { invalid, ServiceError } from './errors.js';
+import { WebhooksRepository } from './webhooks/repository.js';
+import { type WebhookOperations, webhookOperations } from './webhooks/service.js';
 
 /** Where the admin operations find the store: the data dir's SQLite, or PostgreSQL. */
 export interface AdminStoreOptions {
@@ -48,7 +50,7 @@ export interface ProjectInfo {
   hasKey: boolean;
 }
 /** The operator's operations, shared by the `wharf project|app|key` commands and the admin API. */
-export interface Admin {
+export interface Admin extends WebhookOperations {
   /**
    * `appUrl` is normalized (https, or http on localhost); `owner` is a wallet address. With
    * `onlyUnused` (the dashboard: a developer, not the operator) an app URL that another project
@@ -88,9 +90,13 @@ export async function openAdmin(options: AdminStoreOptions): Promise<Admin> {
   return { ...admin, close: () => database.close() };
 }
 
-/** The admin operations on an open store; `close` does nothing (the owner closes the store). */
-export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
+/**
+ * The admin operations on an open store; `close` does nothing (the owner closes the store).
+ * `onWebhookQueued` wakes the server's webhook dispatcher after a resend.
+ */
+export function createAdmin(db: Db, clock: () => number = Date.now, onWebhookQueued?: () => void): Admin {
   const projects = new ProjectsRepository(db);
+  const webhooks = webhookOperations(new WebhooksRepository(db), clock, onWebhookQueued);
   const newId = createUlidGenerator(clock);
 
   const requireProject = async (projectId: string): Promise<ProjectRow> => {
@@ -105,7 +111,22 @@ export function createAdmin(db: Db, clock: () => number = Date.now): Admin {
     return result.appUrl;
   };
 
+  /** The webhook operations, each after checking the project exists (404 otherwise). */
+  const checked =
+    <A extends unknown[], R>(operation: (projectId: string, ...args: A) => Promise<R>) =>
+    async (projectId: string, ...args: A): Promise<R> => {
+      await requireProject(projectId);
+      return operation(projectId, ...args);
+    };
+
   return {
+    getWebhook: checked(webhooks.getWebhook),
+    setWebhook: checked(webhooks.setWebhook),
+    rotateWebhookSecret: checked(webhooks.rotateWebhookSecret),
+    removeWebhook: checked(webhooks.removeWebhook),
+    listWebhookDeliveries: checked(webhooks.listWebhookDeliveries),
+    resendWebhookDelivery: checked(webhooks.resendWebhookDelivery),
+
     async createProject(input) {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
       if (name === '') throw invalid('name', 'is required');

@@ -111,6 +111,21 @@ export interface PlatformServerOptions {
   delivery?: DeliveryPath | ((path: DeliveryPath) => DeliveryPath);
   /** Unix milliseconds; default Date.now. */
   clock?: () => number;
+  /**
+   * Refuse webhook URLs that are or resolve to loopback, private or link-local addresses (an
+   * exposed deployment; SSRF). Default false: a local platform posts to localhost by design.
+   */
+  webhookBlockPrivate?: boolean;
+  /** Milliseconds before each webhook retry, the last repeating; default 1 s, 5 s, 30 s, ... 4 h. */
+  webhookRetryScheduleMs?: readonly number[];
+  /** Milliseconds a webhook attempt may take; default 10,000. */
+  webhookTimeoutMs?: number;
+  /** Milliseconds between looks at the webhook queue (other instances' events); default 1,000. */
+  webhookPollMs?: number;
+  /** Webhook attempts in flight at once per instance; default 8. */
+  webhookConcurrency?: number;
+  /** Days a finished webhook event stays in the delivery log; default 30. */
+  webhookLogDays?: number;
 }
 
 export const defaultPlatformServerOptions: PlatformServerOptions = {

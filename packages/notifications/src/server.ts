@@ -46,6 +46,9 @@ import { type PlatformServer, type PlatformServerOptions, platformLimitDefaults 
 import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
 import type { PreferencesStore } from './preferences/store.js';
 import { FallbackRateLimitStore } from './ratelimit/fallbackStore.js';
+import { defaultRetryScheduleMs, WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhooksRepository } from './webhooks/repository.js';
+import { webhookTransitionSink } from './webhooks/transitions.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './ratelimit/store.js';
 
 /** Log paths that never reach a log line: API keys, admin and session tokens. */
@@ -176,7 +179,22 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     }
   }
 
-  const basePreferences = new SqlPreferencesStore(database.db, database.kind);
+  const webhooksRepository = new WebhooksRepository(database.db);
+  const dispatcher = new WebhookDispatcher(webhooksRepository, {
+    retryScheduleMs: options.webhookRetryScheduleMs ?? defaultRetryScheduleMs,
+    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    pollMs: options.webhookPollMs ?? 1_000,
+    concurrency: options.webhookConcurrency ?? 8,
+    blockPrivate: options.webhookBlockPrivate === true,
+    clock,
+    log: app.log,
+  });
+  const wakeDispatcher = () => dispatcher.wake();
+  const basePreferences = new SqlPreferencesStore(
+    database.db,
+    database.kind,
+    webhookTransitionSink(webhooksRepository, createUlidGenerator(clock), wakeDispatcher),
+  );
   const preferences =
     typeof options.preferences === 'function'
       ? options.preferences(basePreferences)
@@ -195,7 +213,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       ? options.delivery(sqlDelivery)
       : (options.delivery ?? sqlDelivery);
   const projects = new ProjectsRepository(database.db);
-  const admin = createAdmin(database.db, clock);
+  const admin = createAdmin(database.db, clock, wakeDispatcher);
   const sessions = new SessionsRepository(database.db);
   const clientDeps: ClientDeps = {
     projects,
@@ -212,14 +230,20 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
 
   app.decorate('platform', { database, admin, preferences, delivery, fanout });
 
+  const webhookLogMs = (options.webhookLogDays ?? 30) * 24 * 60 * 60 * 1000;
   const sweep = setInterval(() => {
     sqlDelivery.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'dedupe key sweep failed'));
+    webhooksRepository
+      .sweep(clock() - webhookLogMs)
+      .catch((error) => app.log.warn({ err: error }, 'webhook log sweep failed'));
     sessions.sweep(clock()).catch((error) => app.log.warn({ err: error }, 'session sweep failed'));
   }, dedupeSweepMs);
   sweep.unref();
+  app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await relay.stop();
+    await dispatcher.close();
     await rateLimitStore.close();
     await fanout.close();
     await database.close();

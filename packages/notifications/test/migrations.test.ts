@@ -44,13 +44,16 @@ describe.each(backends)('migrations on $name', (backend) => {
           'notifications',
           'pins',
           'projects',
+          'project_webhooks',
           'sessions',
+          'webhook_events',
         ].sort(),
       );
       await migrateDown(database.db, database.kind);
       expect(await tables()).toEqual([]);
       await migrateToLatest(database.db, database.kind);
-      expect(await tables()).toHaveLength(10);
+      expect(await tables()).toContain('webhook_events');
+      expect(await tables()).toHaveLength(12);
       await sql`select count(*) from notifications`.execute(database.db);
     } finally {
       await database.close();

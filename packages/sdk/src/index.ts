@@ -23,4 +23,6 @@ export type {
   SignInParameters,
   StreamHandlers,
 } from './platform.js';
+export { verifyWebhook, WebhookVerificationError, WEBHOOK_SIGNATURE_HEADER } from './webhooks.js';
+export type { VerifyWebhookOptions, WebhookEvent, WebhookEventName } from './webhooks.js';
 export type * from './types.js';

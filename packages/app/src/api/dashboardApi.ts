@@ -23,6 +23,36 @@ export interface IssuedKey {
   apiKey: string;
 }
 
+export interface Webhook {
+  projectId: string;
+  url: string | null;
+  previousSecretExpiresAt: string | null;
+  updatedAt: string | null;
+}
+
+export interface WebhookWithSecret {
+  projectId: string;
+  url: string;
+  /** Shown once: when the webhook is first set, and at each rotation. */
+  secret?: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  appUrl: string;
+  walletAddress: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  body: string;
+}
+
 export type DashboardRole = 'operator' | 'developer';
 
 export const dashboardBase: Record<DashboardRole, string> = {
@@ -64,6 +94,30 @@ export function createDashboardApi(token: string, role: DashboardRole) {
         method: 'DELETE',
         headers,
       }),
+    webhook: (id: string) => requestJson<Webhook>(`${projectPath(id)}/webhook`, { headers }),
+    /** Sets the URL; the first time the answer carries the signing secret (shown once). */
+    setWebhook: (id: string, url: string) =>
+      requestJson<WebhookWithSecret>(`${projectPath(id)}/webhook`, { method: 'PUT', headers, body: { url } }),
+    removeWebhook: (id: string) => requestJson(`${projectPath(id)}/webhook`, { method: 'DELETE', headers }),
+    rotateWebhookSecret: (id: string) =>
+      requestJson<WebhookWithSecret>(`${projectPath(id)}/webhook/secret/rotate`, {
+        method: 'POST',
+        headers,
+        body: {},
+      }),
+    webhookDeliveries: (id: string, cursor?: string) =>
+      requestJson<{ deliveries: WebhookDelivery[]; nextCursor?: string }>(
+        `${projectPath(id)}/webhook/deliveries`,
+        {
+          headers,
+          query: { cursor, limit: 50 },
+        },
+      ),
+    resendWebhookDelivery: (id: string, eventId: string) =>
+      requestJson<WebhookDelivery>(
+        `${projectPath(id)}/webhook/deliveries/${encodeURIComponent(eventId)}/resend`,
+        { method: 'POST', headers, body: {} },
+      ),
     setWhitelisted: (id: string, whitelisted: boolean) =>
       requestJson<Project>(`${projectPath(id)}/whitelist`, { headers, body: { whitelisted } }),
   };

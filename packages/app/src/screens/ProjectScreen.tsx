@@ -15,6 +15,7 @@ import { rememberKey } from '../dashboard/keyVault.js';
 import { StatusPanel } from '../dashboard/StatusPanel.js';
 import { TestSendPanel } from '../dashboard/TestSendPanel.js';
 import { UsersPanel } from '../dashboard/UsersPanel.js';
+import { WebhookPanel } from '../dashboard/WebhookPanel.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
 import { useDashboard } from './Dashboard.js';
@@ -69,6 +70,7 @@ export function ProjectScreen({ projectId }: { projectId: string }) {
             <UsersPanel project={p} />
             <StatusPanel project={p} />
           </div>
+          <WebhookPanel project={p} />
           <DangerZone project={p} />
         </>
       ) : null}

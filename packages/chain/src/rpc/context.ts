@@ -53,6 +53,8 @@ export interface Connection {
   send(message: unknown): void;
   onClose(fn: () => void): void;
   subscriptions: Map<string, () => void>;
+  /** Set by the filter methods: who this connection's filters belong to (filters.ts). */
+  filterOwner?: string;
 }
 
 export interface Method {
@@ -60,7 +62,8 @@ export interface Method {
   params: string[];
   /** How many of them are required. */
   required: number;
-  run(p: Params, c: RpcContext, conn?: Connection): unknown | Promise<unknown>;
+  /** `client`: the caller's address (HTTP), which per-client limits are counted by. */
+  run(p: Params, c: RpcContext, conn?: Connection, client?: string): unknown | Promise<unknown>;
 }
 
 export type Methods = Record<string, Method>;

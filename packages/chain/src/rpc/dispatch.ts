@@ -37,7 +37,11 @@ export class Dispatcher {
   ) {}
 
   /** Handles a parsed body (object or batch). undefined = nothing to send (notifications only). */
-  async handle(body: unknown, conn?: Connection): Promise<Response | Response[] | undefined> {
+  async handle(
+    body: unknown,
+    conn?: Connection,
+    client?: string,
+  ): Promise<Response | Response[] | undefined> {
     if (Array.isArray(body)) {
       if (body.length === 0) return fail(null, ErrorCode.InvalidRequest, 'empty batch');
       if (body.length > MAX_BATCH)
@@ -54,15 +58,15 @@ export class Dispatcher {
           await nextTurn();
           until = performance.now() + BATCH_SLICE_MS;
         }
-        const res = await this.one(r, conn);
+        const res = await this.one(r, conn, client);
         if (res) out.push(res);
       }
       return out.length ? out : undefined;
     }
-    return this.one(body, conn);
+    return this.one(body, conn, client);
   }
 
-  private async one(req: unknown, conn?: Connection): Promise<Response | undefined> {
+  private async one(req: unknown, conn?: Connection, client?: string): Promise<Response | undefined> {
     if (typeof req !== 'object' || req === null || Array.isArray(req))
       return fail(null, ErrorCode.InvalidRequest, 'invalid request: expected an object');
     const r = req as Record<string, unknown>;
@@ -76,11 +80,17 @@ export class Dispatcher {
     if (r.params !== undefined && r.params !== null && !Array.isArray(r.params))
       return fail(id, ErrorCode.InvalidParams, 'invalid params: positional parameters (an array) expected');
     const params = (r.params as unknown[] | undefined) ?? [];
-    const res = await this.call(r.method, params, id, conn);
+    const res = await this.call(r.method, params, id, conn, client);
     return hasId ? res : undefined;
   }
 
-  private async call(name: string, params: unknown[], id: Id, conn?: Connection): Promise<Response> {
+  private async call(
+    name: string,
+    params: unknown[],
+    id: Id,
+    conn?: Connection,
+    client?: string,
+  ): Promise<Response> {
     const m = Object.hasOwn(this.methods, name) ? this.methods[name] : undefined;
     if (!m)
       return fail(
@@ -94,7 +104,7 @@ export class Dispatcher {
       if (params[i] === undefined || params[i] === null)
         return fail(id, ErrorCode.InvalidParams, `missing value for required argument ${i} (${m.params[i]})`);
     try {
-      const result = await m.run(new Params(params, m.params), this.ctx, conn);
+      const result = await m.run(new Params(params, m.params), this.ctx, conn, client);
       return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
     } catch (e) {
       return { jsonrpc: '2.0', id, error: toRpcError(e, this.ctx.log) };

@@ -272,7 +272,7 @@ export const ethMethods: Methods = {
     };
   }),
 
-  eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0))),
+  eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0, c.limits))),
 
   eth_sendRawTransaction: method(['data'], 1, async (p, c) => {
     const raw = p.data(0);

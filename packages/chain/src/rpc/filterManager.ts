@@ -1,12 +1,15 @@
 /**
  * Installed filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter): each
- * collects what happened since its last poll; unpolled filters expire after 5 minutes (geth).
+ * collects what happened since its last poll; unpolled filters expire (geth: after 5 minutes,
+ * --rpc-filter-timeout). Each owner (a WebSocket, or an HTTP client's address) holds at most
+ * --rpc-max-filters of them; a WebSocket's go when it closes.
  */
 import type { Block } from '@ethereumjs/block';
 import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '../primitives/hex.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
+import { serverError } from './errors.js';
 import { flashblockItems } from './flashblockItems.js';
 import type { PendingShape } from './format.js';
 import { blockLogs, type LogFilter, logMatches } from './logFilter.js';
@@ -15,6 +18,7 @@ type Kind = 'logs' | 'blocks' | 'pendingTransactions';
 
 interface Installed {
   kind: Kind;
+  owner: string;
   criteria?: LogFilter;
   changes: unknown[];
   lastPoll: number;
@@ -31,22 +35,45 @@ function toPending(f: LogFilter | undefined): boolean {
   return !!f?.toBlock && 'tag' in f.toBlock && f.toBlock.tag === 'pending';
 }
 
-const TIMEOUT_MS = 5 * 60_000;
 const MAX_BUFFER = 10_000;
+
+export interface FilterLimits {
+  /** Filters one owner may hold (--rpc-max-filters). */
+  maxFilters: number;
+  /** A filter not polled for this long is removed (--rpc-filter-timeout), ms. */
+  filterTimeoutMs: number;
+}
 
 export class FilterManager {
   private readonly filters = new Map<string, Installed>();
+  private readonly owned = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {
-    this.timer = setInterval(() => this.expire(), 60_000);
+  constructor(
+    private readonly limits: FilterLimits = { maxFilters: 1_000, filterTimeoutMs: 5 * 60_000 },
+    private readonly now: () => number = Date.now,
+  ) {
+    // Looked at a few times per timeout, at most once a minute.
+    const every = Math.min(60_000, Math.max(50, Math.floor(limits.filterTimeoutMs / 4)));
+    this.timer = setInterval(() => this.expire(), every);
     this.timer.unref();
   }
 
-  install(kind: Kind, criteria?: LogFilter): string {
+  install(kind: Kind, owner: string, criteria?: LogFilter): string {
+    const n = this.owned.get(owner) ?? 0;
+    if (n >= this.limits.maxFilters)
+      throw serverError(
+        `too many filters: at most ${this.limits.maxFilters} per connection (--rpc-max-filters); uninstall some or let them expire`,
+      );
     const id = `0x${randomBytes(16).toString('hex')}`;
-    this.filters.set(id, { kind, criteria, changes: [], lastPoll: this.now() });
+    this.filters.set(id, { kind, owner, criteria, changes: [], lastPoll: this.now() });
+    this.owned.set(owner, n + 1);
     return id;
+  }
+
+  /** Removes every filter of `owner` (a WebSocket that closed). */
+  release(owner: string): void {
+    for (const [id, f] of this.filters) if (f.owner === owner) this.remove(id, f);
   }
 
   get(id: string): Installed | undefined {
@@ -54,7 +81,17 @@ export class FilterManager {
   }
 
   uninstall(id: string): boolean {
-    return this.filters.delete(id);
+    const f = this.filters.get(id);
+    if (!f) return false;
+    this.remove(id, f);
+    return true;
+  }
+
+  private remove(id: string, f: Installed): void {
+    this.filters.delete(id);
+    const n = (this.owned.get(f.owner) ?? 1) - 1;
+    if (n > 0) this.owned.set(f.owner, n);
+    else this.owned.delete(f.owner);
   }
 
   /** Returns and clears the changes since the last poll. */
@@ -107,6 +144,7 @@ export class FilterManager {
 
   private expire(): void {
     const now = this.now();
-    for (const [id, f] of this.filters) if (now - f.lastPoll > TIMEOUT_MS) this.filters.delete(id);
+    for (const [id, f] of this.filters)
+      if (now - f.lastPoll > this.limits.filterTimeoutMs) this.remove(id, f);
   }
 }

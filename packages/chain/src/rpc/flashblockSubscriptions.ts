@@ -48,7 +48,7 @@ export function subscribeFlashblockItems(
           for (const h of flashblockItems(s, shape, 'hashes').hashes) notify(conn, id, h);
         };
   } else if (kind === 'pendingLogs') {
-    const filter: LogFilter = parseFilter(p.has(1) ? p.raw(1) : {}, 1);
+    const filter: LogFilter = parseFilter(p.has(1) ? p.raw(1) : {}, 1, c.limits);
     want = 'logs';
     each = (s) => {
       for (const l of flashblockItems(s, shape, 'logs').logs!)

@@ -15,6 +15,7 @@
  * Brotli-compresses them).
  */
 import type { WebSocket } from 'ws';
+import { sendOrDrop } from './slowReaders.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, concat, quantity, u64 } from '../primitives/hex.js';
@@ -87,6 +88,9 @@ export function flashblockPayload(s: PendingSnapshot): Record<string, unknown> {
  */
 export class FlashblocksStream {
   private readonly sockets = new Set<WebSocket>();
+
+  /** `maxBuffered`: bytes waiting on a socket past which its reader is dropped (--rpc-ws-max-buffer). */
+  constructor(private readonly maxBuffered = 16 * 1024 * 1024) {}
   /** The current block's messages, index 0 first (what a new client is sent on connect). */
   private current: string[] = [];
   /** Each flashblock's message, rendered once: ahead of its deadline (`prepare`) or when shown. */
@@ -104,7 +108,7 @@ export class FlashblocksStream {
     const msg = this.message(s);
     if (s.index === 0) this.current = [];
     this.current.push(msg);
-    for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(msg);
+    for (const ws of this.sockets) sendOrDrop(ws, msg, this.maxBuffered);
   }
 
   private message(s: PendingSnapshot): string {

@@ -19,7 +19,13 @@ export interface LogFilter {
   topics: (Uint8Array[] | null)[];
 }
 
-export function parseFilter(v: unknown, index: number): LogFilter {
+/** List sizes a filter may have (--rpc-logs-max-addresses, --rpc-logs-max-topics). */
+export interface FilterCaps {
+  logsMaxAddresses: number;
+  logsMaxTopics: number;
+}
+
+export function parseFilter(v: unknown, index: number, caps?: FilterCaps): LogFilter {
   const fail = (why: string): never => {
     throw invalidParams(`invalid argument ${index}: ${why}`);
   };
@@ -40,6 +46,11 @@ export function parseFilter(v: unknown, index: number): LogFilter {
     f.toBlock = parseBlockNumber(o.toBlock, (w) => fail(`toBlock: ${w}`));
   if (o.address !== undefined && o.address !== null) {
     const list = Array.isArray(o.address) ? o.address : [o.address];
+    // Counted before anything is parsed: 100,000 addresses are refused at once.
+    if (caps && list.length > caps.logsMaxAddresses)
+      fail(
+        `too many addresses in filter: ${list.length}, at most ${caps.logsMaxAddresses} (--rpc-logs-max-addresses)`,
+      );
     f.addresses = list.map((a) => parseData(a, (w) => fail(`address: ${w}`), 20));
   }
   if (o.topics !== undefined && o.topics !== null) {
@@ -50,6 +61,10 @@ export function parseFilter(v: unknown, index: number): LogFilter {
       if (t === null) return null;
       const alts = Array.isArray(t) ? t : [t];
       if (alts.length === 0) return null;
+      if (caps && alts.length > caps.logsMaxTopics)
+        fail(
+          `too many topics in filter position: ${alts.length}, at most ${caps.logsMaxTopics} (--rpc-logs-max-topics)`,
+        );
       return alts.map((x) => parseData(x, (w) => fail(`topics: ${w}`), 32));
     });
   }

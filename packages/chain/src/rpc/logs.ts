@@ -8,13 +8,27 @@ import type { RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import { blockLogs, bloomMayMatch, type LogFilter } from './logFilter.js';
 
-const MAX_RANGE = 100_000n;
+/** What getLogs may cover and return (--rpc-logs-block-range, --rpc-logs-max-results). */
+export interface LogQueryCaps {
+  logsMaxBlockRange: number;
+  logsMaxResults: number;
+}
 
-export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<string, unknown>[]> {
+/** geth's message (clients look for it to split their query). */
+const tooManyResults = (max: number) => serverError(`query returned more than ${max} results`);
+
+export async function getLogs(
+  c: RpcContext,
+  f: LogFilter,
+  caps: LogQueryCaps = c.limits,
+): Promise<Record<string, unknown>[]> {
+  const max = caps.logsMaxResults;
   if (f.blockHash) {
     const v = await c.reader.blockAt({ hash: f.blockHash });
     if (!v) throw serverError('unknown block');
-    return blockLogs(v.block, await v.receipts(), f);
+    const logs = blockLogs(v.block, await v.receipts(), f);
+    if (logs.length > max) throw tooManyResults(max);
+    return logs;
   }
   // The head and the block being built, read together (they switch together at a seal): a seal
   // during the scan below neither repeats nor skips a block's logs — the block being built is
@@ -33,7 +47,11 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
   const wantsPending = to === head + 1n && f.toBlock && 'tag' in f.toBlock && f.toBlock.tag === 'pending';
   if (from > to) throw invalidParams('invalid block range params');
   if (!wantsPending && to > head) throw invalidParams('block range extends beyond current head block');
-  if (to - from > MAX_RANGE) throw serverError(`query exceeds the maximum block range of ${MAX_RANGE}`);
+  const span = to - from + 1n;
+  if (span > BigInt(caps.logsMaxBlockRange))
+    throw serverError(
+      `block range too large: ${span} blocks, at most ${caps.logsMaxBlockRange} (--rpc-logs-block-range)`,
+    );
   const out: Record<string, unknown>[] = [];
   const last = to > head ? head : to;
   for (let n = from; n <= last; n++) {
@@ -43,16 +61,18 @@ export async function getLogs(c: RpcContext, f: LogFilter): Promise<Record<strin
     const block = await c.reader.blockByNumber(n);
     if (!block) continue;
     const v = await c.reader.sealedView(block);
-    out.push(...blockLogs(block, await v.receipts(), f));
+    for (const l of blockLogs(block, await v.receipts(), f)) out.push(l);
+    if (out.length > max) throw tooManyResults(max);
   }
-  if (wantsPending && building.number === head + 1n)
-    out.push(
-      ...blockLogs(
-        building.block,
-        building.txs.map((t) => t.receipt),
-        f,
-        { pending: pendingShape(c) },
-      ),
-    );
+  if (wantsPending && building.number === head + 1n) {
+    for (const l of blockLogs(
+      building.block,
+      building.txs.map((t) => t.receipt),
+      f,
+      { pending: pendingShape(c) },
+    ))
+      out.push(l);
+    if (out.length > max) throw tooManyResults(max);
+  }
   return out;
 }

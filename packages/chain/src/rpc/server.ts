@@ -9,7 +9,21 @@ import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
+import type { RpcLimits } from './limits.js';
 import { RequestQueue } from './requestQueue.js';
+import { sendOrDrop } from './slowReaders.js';
+
+/** The limits the server itself applies (docs/security.md). */
+export type ServerLimits = Pick<
+  RpcLimits,
+  'wsMaxBufferedBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'
+>;
+
+const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  wsMaxBufferedBytes: 16 * 1024 * 1024,
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
+};
 
 export const MAX_BODY = 5 * 1024 * 1024;
 
@@ -45,6 +59,7 @@ export async function startRpcServer(
   extraUpgrade?: (path: string, ws: WebSocket) => boolean,
   /** Other GET paths (GET /metrics): a body and its content type, or undefined. */
   extraGet?: (path: string) => { type: string; body: string } | undefined,
+  limits: ServerLimits = DEFAULT_SERVER_LIMITS,
 ): Promise<RpcServer> {
   const send = (res: http.ServerResponse, status: number, body: string) => {
     // An explicit length: no chunked encoding, one write per response.
@@ -60,81 +75,92 @@ export async function startRpcServer(
     pressured = on;
     pauseOrResume();
   });
-  const server = http.createServer((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, CORS);
-      res.end();
-      return;
-    }
-    if (req.method === 'GET') {
-      const extra = extraGet?.((req.url ?? '/').split('?')[0]);
-      if (extra) {
-        const bytes = Buffer.from(extra.body);
-        res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
-        res.end(bytes);
+  const server = http.createServer(
+    {
+      // A client that trickles its headers or body is cut off (HTTP 408), however slowly it sends.
+      headersTimeout: limits.httpHeadersTimeoutMs,
+      requestTimeout: limits.httpRequestTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(1_000, limits.httpHeadersTimeoutMs / 4, limits.httpRequestTimeoutMs / 4),
+      ),
+    },
+    (req, res) => {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS);
+        res.end();
         return;
       }
-      return send(res, 200, JSON.stringify({ ok: true, jsonrpc: 'POST JSON-RPC 2.0 here' }));
-    }
-    if (req.method !== 'POST')
-      return send(res, 405, errorBody(ErrorCode.InvalidRequest, 'method not allowed: use POST'));
-    const type = req.headers['content-type'];
-    if (type && !/^application\/json|^application\/[a-z.+-]*json|^text\/plain/i.test(type))
-      return send(
-        res,
-        415,
-        errorBody(ErrorCode.InvalidRequest, `unsupported content type ${type.slice(0, 60)}`),
-      );
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY) {
-      send(
-        res,
-        413,
-        errorBody(ErrorCode.InvalidRequest, `request body too large: limit is ${MAX_BODY} bytes`),
-      );
-      req.resume();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooBig = false;
-    req.on('data', (c: Buffer) => {
-      if (tooBig) return;
-      size += c.length;
-      if (size > MAX_BODY) {
-        tooBig = true;
+      if (req.method === 'GET') {
+        const extra = extraGet?.((req.url ?? '/').split('?')[0]);
+        if (extra) {
+          const bytes = Buffer.from(extra.body);
+          res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
+          res.end(bytes);
+          return;
+        }
+        return send(res, 200, JSON.stringify({ ok: true, jsonrpc: 'POST JSON-RPC 2.0 here' }));
+      }
+      if (req.method !== 'POST')
+        return send(res, 405, errorBody(ErrorCode.InvalidRequest, 'method not allowed: use POST'));
+      const type = req.headers['content-type'];
+      if (type && !/^application\/json|^application\/[a-z.+-]*json|^text\/plain/i.test(type))
+        return send(
+          res,
+          415,
+          errorBody(ErrorCode.InvalidRequest, `unsupported content type ${type.slice(0, 60)}`),
+        );
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > MAX_BODY) {
         send(
           res,
           413,
           errorBody(ErrorCode.InvalidRequest, `request body too large: limit is ${MAX_BODY} bytes`),
         );
-        chunks.length = 0;
+        req.resume();
         return;
       }
-      chunks.push(c);
-    });
-    const answer = async () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return send(res, 200, errorBody(ErrorCode.Parse, 'parse error: the body is not valid JSON'));
-      }
-      try {
-        const out = await dispatcher.handle(body);
-        if (out === undefined) {
-          res.writeHead(204, CORS);
-          res.end();
-        } else send(res, 200, JSON.stringify(out));
-      } catch (e) {
-        send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
-      }
-    };
-    req.on('end', () => {
-      if (!tooBig) queue.push(() => void answer());
-    });
-    req.on('error', () => res.destroy());
-  });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let tooBig = false;
+      req.on('data', (c: Buffer) => {
+        if (tooBig) return;
+        size += c.length;
+        if (size > MAX_BODY) {
+          tooBig = true;
+          send(
+            res,
+            413,
+            errorBody(ErrorCode.InvalidRequest, `request body too large: limit is ${MAX_BODY} bytes`),
+          );
+          chunks.length = 0;
+          return;
+        }
+        chunks.push(c);
+      });
+      const answer = async () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return send(res, 200, errorBody(ErrorCode.Parse, 'parse error: the body is not valid JSON'));
+        }
+        try {
+          const out = await dispatcher.handle(body, undefined, req.socket.remoteAddress);
+          if (out === undefined) {
+            res.writeHead(204, CORS);
+            res.end();
+          } else send(res, 200, JSON.stringify(out));
+        } catch (e) {
+          send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
+        }
+      };
+      req.on('end', () => {
+        if (!tooBig) queue.push(() => void answer());
+      });
+      req.on('error', () => res.destroy());
+    },
+  );
   server.keepAliveTimeout = 65_000;
 
   // Held connections: only those this server paused are resumed (Node's HTTP server and ws
@@ -172,7 +198,7 @@ export async function startRpcServer(
       process.nextTick(() => paused && sockets.has(ws) && hold(ws));
       const path = (req.url ?? '/').split('?')[0];
       if (extraUpgrade?.(path, ws)) return;
-      serveSocket(dispatcher, ws, queue);
+      serveSocket(dispatcher, ws, queue, limits.wsMaxBufferedBytes);
     });
   });
 
@@ -211,12 +237,11 @@ export async function startRpcServer(
   };
 }
 
-function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue): void {
+function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue, maxBuffered: number): void {
   const closers: (() => void)[] = [];
   // A request may be answered after its socket closed (it waited in the queue): dropped then.
-  const sendText = (text: string) => {
-    if (ws.readyState === ws.OPEN) ws.send(text);
-  };
+  // A reader that lets too much wait is dropped (slowReaders.ts).
+  const sendText = (text: string) => sendOrDrop(ws, text, maxBuffered);
   const conn: Connection = {
     send: (m) => sendText(JSON.stringify(m)),
     onClose: (fn) => closers.push(fn),

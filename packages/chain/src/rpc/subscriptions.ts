@@ -49,12 +49,16 @@ export const subscriptionMethods: Methods = {
   eth_subscribe: method(['subscriptionType', 'options'], 1, async (p, c, conn) => {
     if (!conn) throw serverError('notifications not supported');
     const kind = p.string(0);
+    if (conn.subscriptions.size >= c.limits.maxSubscriptions)
+      throw serverError(
+        `too many subscriptions: at most ${c.limits.maxSubscriptions} per connection (--rpc-max-subscriptions)`,
+      );
     const id = `0x${randomBytes(16).toString('hex')}`;
     let off: () => void;
     if (kind === 'newHeads') {
       off = c.producer.onSealed((block) => notify(conn, id, formatHeader(block.header, block.hash())));
     } else if (kind === 'logs') {
-      const filter = parseFilter(p.has(1) ? p.raw(1) : {}, 1);
+      const filter = parseFilter(p.has(1) ? p.raw(1) : {}, 1, c.limits);
       off = c.producer.onSealed((block, txs) => {
         for (const l of blockLogs(
           block,

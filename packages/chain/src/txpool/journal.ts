@@ -11,9 +11,14 @@
  * flashblock journal's writes and LevelDB's reads). A crash can lose the last few milliseconds of
  * accepted transactions that were not yet pre-confirmed; pre-confirmed ones are in the
  * flashblock journal.
+ *
+ * A write that fails (a full disk, an I/O error) is reported to `onError` and the journal goes on:
+ * the transactions stay in the pool, the next append opens the file again, and the next rotation
+ * rewrites it whole. A rotation is durable: the new file is fsynced before it is renamed over the
+ * old one, and the directory after, so a crash leaves either file whole.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open as openFile, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PoolTransaction, TxPool } from './types.js';
 
@@ -31,8 +36,32 @@ export interface TxJournal {
   close(): Promise<void>;
 }
 
-/** A journal in one file (created with its directory on first write). */
-export function createFileTxJournal(path: string): TxJournal {
+/** Writes `bytes` to `path` and fsyncs it. */
+async function writeSynced(path: string, bytes: Uint8Array): Promise<void> {
+  const fh = await openFile(path, 'w');
+  try {
+    await fh.writeFile(bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** fsyncs a directory, so that a rename in it is on disk. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await openFile(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * A journal in one file (created with its directory on first write). `onError` hears of every
+ * failed write; nothing a write does throws or stops the process.
+ */
+export function createFileTxJournal(path: string, onError: (e: Error) => void = () => {}): TxJournal {
   let stream: WriteStream | undefined;
   /** The file being opened or rewritten; appends meanwhile wait in `batch`. */
   let rotating: Promise<void> | undefined;
@@ -42,13 +71,20 @@ export function createFileTxJournal(path: string): TxJournal {
 
   const open = async (): Promise<WriteStream> => {
     await mkdir(dirname(path), { recursive: true });
-    return createWriteStream(path, { flags: 'a' });
+    const s = createWriteStream(path, { flags: 'a' });
+    // Without a listener a failed write (ENOSPC, EIO) is an uncaught error: the process died.
+    s.on('error', (e) => {
+      onError(e);
+      // What it held is lost from the file, not from the pool; the next append opens it again.
+      if (stream === s) stream = undefined;
+    });
+    return s;
   };
   const end = (s: WriteStream | undefined): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (s === undefined) return resolve();
-      s.once('error', reject);
-      s.end(resolve);
+    new Promise((resolve) => {
+      if (s === undefined || s.destroyed) return resolve();
+      s.once('error', () => resolve());
+      s.end(() => resolve());
     });
   const flush = (): void => {
     clearTimeout(flushTimer);
@@ -101,8 +137,9 @@ export function createFileTxJournal(path: string): TxJournal {
         await mkdir(dirname(path), { recursive: true });
         const chunks: Uint8Array[] = [];
         for (const raw of raws) chunks.push(encodeRecord(raw));
-        await writeFile(`${path}.new`, Buffer.concat(chunks));
+        await writeSynced(`${path}.new`, Buffer.concat(chunks));
         await rename(`${path}.new`, path);
+        await syncDir(dirname(path));
         stream = await open();
         flush();
       })();
@@ -146,6 +183,8 @@ function decodeRecords(bytes: Uint8Array): Uint8Array[] {
 export interface JournalOptions {
   /** How often the journal is rewritten with the pool's content (geth: 1 hour). 0 = never. */
   rotateMs?: number;
+  /** Hears of a rotation that failed (the next one tries again). */
+  onError?: (e: Error) => void;
 }
 
 export interface AttachedJournal {
@@ -185,14 +224,14 @@ export async function attachJournal(
     }
     return raws;
   };
-  await journal.rotate(snapshot());
+  // At start-up too: a journal that cannot be written is reported, and the node serves.
+  await journal.rotate(snapshot()).catch((e) => options.onError?.(e));
   const unsubscribe = pool.onAdded((ptx: PoolTransaction) => journal.append(ptx.raw));
   const timer =
     rotateMs > 0
       ? setInterval(() => {
-          journal.rotate(snapshot()).catch(() => {
-            // The next rotation tries again; appends continue meanwhile.
-          });
+          // The next rotation tries again; appends continue meanwhile.
+          journal.rotate(snapshot()).catch((e) => options.onError?.(e));
         }, rotateMs)
       : undefined;
   timer?.unref();
@@ -202,7 +241,8 @@ export async function attachJournal(
     async stop() {
       if (timer) clearInterval(timer);
       unsubscribe();
-      await journal.rotate(snapshot());
+      // A journal that cannot be written does not keep the node from stopping.
+      await journal.rotate(snapshot()).catch((e) => options.onError?.(e));
       await journal.close();
     },
   };

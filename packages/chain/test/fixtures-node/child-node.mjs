@@ -2,6 +2,10 @@
 // Prints one JSON line {url} once it serves. Uses the built package (dist/).
 // WHARF_TEST_SLOW_WRITES_MS=N (a fault, for tests): every block's LevelDB batch lands N ms late,
 // so a kill -9 finds sealed blocks that are not on disk yet.
+// WHARF_TEST_JOURNAL_FULL=1 (a fault): the pool journal's writes go to /dev/full, every one
+// failing with ENOSPC as on a full disk.
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { ClassicLevel } from 'classic-level';
 import { defaultChainNodeOptions, startChainNode } from '../../dist/index.js';
 
@@ -14,6 +18,15 @@ if (slow > 0) {
     batch.write = (...args) => new Promise((r) => setTimeout(r, slow)).then(() => write(...args));
     return batch;
   };
+}
+
+if (process.env.WHARF_TEST_JOURNAL_FULL) {
+  const full = (p) => (String(p).includes('txpool.journal') ? '/dev/full' : p);
+  const createWriteStream = fs.createWriteStream;
+  fs.createWriteStream = (p, o) => createWriteStream(full(p), o);
+  const open = fs.promises.open;
+  fs.promises.open = (p, ...rest) => open(full(p), ...rest);
+  syncBuiltinESMExports();
 }
 
 const node = await startChainNode({

@@ -8,6 +8,8 @@ import { type Command, Option } from 'commander';
 import {
   asFlagParser,
   parseBigInt,
+  parseDuration,
+  parseDurationList,
   parseEther,
   parseInteger,
   parseMnemonic,
@@ -248,6 +250,33 @@ export function addServeOptions(cmd: Command): Command {
         .env('WHARF_OUTBOX_LEASE')
         .argParser(parsePositiveInteger)
         .default(5000),
+    )
+    .addOption(
+      new Option(
+        '--webhook-block-private',
+        'refuse webhook URLs that are or resolve to private, loopback or link-local addresses (exposed deployments)',
+      ).env('WHARF_WEBHOOK_BLOCK_PRIVATE'),
+    )
+    .addOption(
+      new Option(
+        '--webhook-retry-schedule <durations>',
+        'delays before webhook retries, the last repeating for 24 h',
+      )
+        .env('WHARF_WEBHOOK_RETRY_SCHEDULE')
+        .argParser(parseDurationList)
+        .default(undefined, '1s,5s,30s,2m,10m,30m,1h,2h,4h'),
+    )
+    .addOption(
+      new Option('--webhook-timeout <duration>', 'time a webhook receiver has to answer')
+        .env('WHARF_WEBHOOK_TIMEOUT')
+        .argParser(parseDuration)
+        .default(10_000, '10s'),
+    )
+    .addOption(
+      new Option('--webhook-log-days <days>', 'days a finished webhook event stays in the delivery log')
+        .env('WHARF_WEBHOOK_LOG_DAYS')
+        .argParser(parsePositiveInteger)
+        .default(30),
     )
     .addOption(
       new Option('--admin-token <token>', 'operator token for the admin API (generated when omitted)').env(

@@ -51,4 +51,25 @@ export function registerProjectCommands(program: Command): void {
       return { projectId: id, deleted: true };
     }),
   );
+
+  adminCommand(
+    project
+      .command('webhook')
+      .description(
+        "the project's webhook: --url sets it (the first time prints the signing secret, once); " +
+          'alone it shows the webhook',
+      )
+      .requiredOption('--project <id>', 'project id')
+      .option('--url <url>', 'http(s) URL the events are POSTed to')
+      .option('--rotate-secret', 'a new signing secret, printed once (the old one also signs for 24 h)')
+      .option('--remove', 'remove the webhook'),
+  ).action((opts: StoreFlags & { project: string; url?: string; rotateSecret?: boolean; remove?: boolean }) =>
+    withAdmin(opts, async (admin) => {
+      if (opts.remove) return admin.removeWebhook(opts.project);
+      let result: object | undefined;
+      if (opts.url !== undefined) result = await admin.setWebhook(opts.project, opts.url);
+      if (opts.rotateSecret) result = await admin.rotateWebhookSecret(opts.project);
+      return result ?? admin.getWebhook(opts.project);
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import { constantTimeEqual } from '../auth/apiKeys.js';
 import { ServiceError } from '../errors.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
+import { registerWebhookRoutes } from './webhookRoutes.js';
 import { AppUrls, CreatedProject, Ok, ProjectInfo, RevokedKeys, RotatedKey } from './schemas.js';
 import { Type } from '@sinclair/typebox';
 
@@ -195,4 +196,6 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
     async (request) => admin.revokeKey((request.params as { projectId: string }).projectId),
   );
+
+  registerWebhookRoutes(app, { base, tag: 'admin', security, admin });
 }

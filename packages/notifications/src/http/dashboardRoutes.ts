@@ -30,11 +30,13 @@ import {
   ownProjectUserStatus,
   ownProjectUsers,
   removeOwnAppUrl,
+  requireOwnProject,
   revokeOwnKey,
   rotateOwnKey,
 } from '../domain/dashboard.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
+import { registerWebhookRoutes } from './webhookRoutes.js';
 import {
   AppUrls,
   CreatedProject,
@@ -314,4 +316,15 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
     },
     async (request) => ownProjectSend(deps, owner(request), projectId(request), request.body),
   );
+
+  registerWebhookRoutes(app, {
+    base: projects,
+    tag: 'dashboard',
+    security,
+    onRequest: signedIn.onRequest,
+    authorize: async (request, id) => {
+      await requireOwnProject(deps, owner(request), id);
+    },
+    admin: deps.admin,
+  });
 }

@@ -1,12 +1,15 @@
 /** The preferences store on the notifications database (table `pins`). */
-import { sql } from 'kysely';
 import { type Db, type DbKind, inList } from '../db/database.js';
+import type { PinState } from '../webhooks/events.js';
+import type { TransitionSink } from '../webhooks/transitions.js';
 import type { PinnedApp, PinnedUser, PreferenceStatus, PreferencesStore, WalkPosition } from './store.js';
 
 export class SqlPreferencesStore implements PreferencesStore {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    /** Told of every real transition, inside its transaction (the webhook queue). */
+    private readonly transitions?: TransitionSink,
   ) {}
 
   async statusOf(appUrl: string, addresses: readonly string[]): Promise<Map<string, PreferenceStatus>> {
@@ -47,47 +50,31 @@ export class SqlPreferencesStore implements PreferencesStore {
     }));
   }
 
+  /**
+   * Pins. A pin change reads the wallet's row under a lock (the row is created unpinned first if
+   * missing, so two first pins serialize on it too), computes the new state, writes it and — in
+   * the same transaction — reports a real transition to the sink (the webhook queue).
+   */
   async pin(
     appUrl: string,
     address: string,
     options: { notificationsEnabled?: boolean; now: number },
   ): Promise<void> {
-    const enabled = options.notificationsEnabled === false ? 0 : 1;
-    const explicit = options.notificationsEnabled !== undefined;
-    await this.db
-      .insertInto('pins')
-      .values({
-        app_url: appUrl,
-        address,
-        pinned: 1,
-        notifications_enabled: enabled,
-        sort_at: options.now,
-        pinned_at: options.now,
-        updated_at: options.now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['app_url', 'address']).doUpdateSet({
-          // Re-pinning an unpinned app opts in again (unless told otherwise); pinning a pinned app
-          // changes nothing unless the caller said what it wants.
-          notifications_enabled: explicit
-            ? enabled
-            : sql<number>`case when pins.pinned = 1 then pins.notifications_enabled else ${enabled} end`,
-          pinned_at: sql<number>`case when pins.pinned = 1 then pins.pinned_at else ${options.now} end`,
-          pinned: 1,
-          updated_at: options.now,
-        }),
-      )
-      .execute();
+    const now = options.now;
+    await this.change(appUrl, address, now, { create: true }, (before) => ({
+      pinned: true,
+      // Re-pinning an unpinned app opts in again (unless told otherwise); pinning a pinned app
+      // changes nothing unless the caller said what it wants.
+      notificationsEnabled:
+        options.notificationsEnabled ?? (before.pinned ? before.notificationsEnabled : true),
+    }));
   }
 
   async unpin(appUrl: string, address: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('pins')
-      .set({ pinned: 0, notifications_enabled: 0, updated_at: now })
-      .where('app_url', '=', appUrl)
-      .where('address', '=', address)
-      .where('pinned', '=', 1)
-      .execute();
+    await this.change(appUrl, address, now, { create: false }, () => ({
+      pinned: false,
+      notificationsEnabled: false,
+    }));
   }
 
   async setNotifications(
@@ -96,14 +83,78 @@ export class SqlPreferencesStore implements PreferencesStore {
     enabled: boolean,
     now: number,
   ): Promise<'ok' | 'not-pinned'> {
-    const result = await this.db
-      .updateTable('pins')
-      .set({ notifications_enabled: enabled ? 1 : 0, updated_at: now })
-      .where('app_url', '=', appUrl)
-      .where('address', '=', address)
-      .where('pinned', '=', 1)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0 ? 'ok' : 'not-pinned';
+    const outcome = await this.change(appUrl, address, now, { create: false }, (before) =>
+      before.pinned ? { pinned: true, notificationsEnabled: enabled } : undefined,
+    );
+    return outcome?.after.pinned ? 'ok' : 'not-pinned';
+  }
+
+  /**
+   * One pin change in one transaction: lock (or create, unpinned) the row, let `next` decide the
+   * new state (undefined: no change), write it if it differs, and report the transition.
+   */
+  private async change(
+    appUrl: string,
+    address: string,
+    now: number,
+    options: { create: boolean },
+    next: (before: PinState) => PinState | undefined,
+  ): Promise<{ before: PinState; after: PinState } | undefined> {
+    const sink = this.transitions;
+    let changed = false;
+    const outcome = await this.db.transaction().execute(async (tx) => {
+      if (options.create) {
+        await tx
+          .insertInto('pins')
+          .values({
+            app_url: appUrl,
+            address,
+            pinned: 0,
+            notifications_enabled: 0,
+            sort_at: now,
+            pinned_at: now,
+            updated_at: now,
+          })
+          .onConflict((oc) => oc.columns(['app_url', 'address']).doNothing())
+          .execute();
+      }
+      let read = tx
+        .selectFrom('pins')
+        .select(['pinned', 'notifications_enabled'])
+        .where('app_url', '=', appUrl)
+        .where('address', '=', address);
+      if (this.kind === 'postgres') read = read.forUpdate();
+      const row = await read.executeTakeFirst();
+      if (!row) return undefined;
+      const before: PinState = {
+        pinned: row.pinned === 1,
+        notificationsEnabled: row.pinned === 1 && row.notifications_enabled === 1,
+      };
+      const wanted = next(before);
+      if (!wanted) return { before, after: before };
+      const after: PinState = {
+        pinned: wanted.pinned,
+        notificationsEnabled: wanted.pinned && wanted.notificationsEnabled,
+      };
+      if (after.pinned === before.pinned && after.notificationsEnabled === before.notificationsEnabled)
+        return { before, after };
+      await tx
+        .updateTable('pins')
+        .set({
+          pinned: after.pinned ? 1 : 0,
+          notifications_enabled: after.notificationsEnabled ? 1 : 0,
+          updated_at: now,
+          ...(after.pinned && !before.pinned ? { pinned_at: now } : {}),
+        })
+        .where('app_url', '=', appUrl)
+        .where('address', '=', address)
+        .execute();
+      await sink?.record(tx, { appUrl, address, before, after, at: now });
+      changed = true;
+      return { before, after };
+    });
+    if (changed) sink?.committed();
+    return outcome;
   }
 
   async pinnedApps(address: string): Promise<PinnedApp[]> {
