@@ -7,34 +7,51 @@
  */
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { BlockProducer } from './builder/blockProducer.js';
+import { DevControls } from './builder/devControls.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { openChain } from './execution/openChain.js';
+import { BlockFollower } from './follower/blockFollower.js';
+import { devConfigLike, sequencerGenesis } from './follower/followerGenesis.js';
+import { forwardedMethods } from './follower/forwardedMethods.js';
+import { SequencerClient } from './follower/sequencerClient.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
-import { hexToBytes } from './primitives/hex.js';
+import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
+import { anvilMethods } from './rpc/anvil.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
 import { devAccountMethods } from './rpc/devAccounts.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
 import { FilterManager } from './rpc/filterManager.js';
+import { evmMethods } from './rpc/evm.js';
 import { filterMethods } from './rpc/filters.js';
-import { FlashblocksStream } from './rpc/flashblocksStream.js';
+import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
+import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
 import { testingMethods } from './rpc/testing.js';
+import { namedTraceMethods } from './rpc/tracers.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
-import { attachJournal, createFileTxJournal, createTxPool, RecoveryThread } from './txpool/index.js';
+import { formatAnvilState, parseAnvilState, StateFileError } from './state/anvilStateFile.js';
+import {
+  attachJournal,
+  createFileTxJournal,
+  createTxPool,
+  RecoveryThread,
+  type TxJournal,
+} from './txpool/index.js';
 
 function journalMetrics(errors: number): string {
   return [
@@ -64,12 +81,53 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
   };
 }
 
+/** --ephemeral: the pool keeps no journal either. */
+const noTxJournal: TxJournal = {
+  load: async () => [],
+  append: () => {},
+  rotate: async () => {},
+  close: async () => {},
+};
+
+/** An Anvil state file (plain JSON, or gzipped as anvil_dumpState answers). */
+async function readStateFile(path: string) {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(path);
+  } catch (e) {
+    throw new StateFileError(`cannot read the state file ${path}: ${(e as Error).message}`);
+  }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new StateFileError(`the state file ${path} is not JSON: ${(e as Error).message}`);
+  }
+  try {
+    return parseAnvilState(json);
+  } catch (e) {
+    throw new StateFileError(`the state file ${path}: ${(e as Error).message}`);
+  }
+}
+
 export async function startChainNode(options: ChainNodeOptions): Promise<ChainNode> {
   const log = options.logger;
   let ownStart: () => void = () => {};
   const started = options.started ?? new Promise<void>((resolve) => (ownStart = resolve));
-  const fresh = await chainConfigOf(options);
+  // A follower opens the sequencer's chain (its genesis checked below) and never seals.
+  const sequencer = options.follow ? new SequencerClient(options.follow.sequencerUrl) : undefined;
+  const sequencerGenesisBlock = sequencer ? await sequencerGenesis(sequencer) : undefined;
+  if (options.follow) options = { ...options, mining: false };
+  const fresh =
+    sequencerGenesisBlock && !options.genesisPath
+      ? devConfigLike(sequencerGenesisBlock, options)
+      : await chainConfigOf(options);
+  const ephemeral = options.ephemeral ?? false;
+  // A state file is read before anything starts: a bad one stops the start, naming what is wrong.
+  const loadState = options.loadState ? await readStateFile(options.loadState) : undefined;
   const ctx = await openChain(options.dataDir, fresh, {
+    ephemeral,
     requireSame: (stored) => {
       if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
         return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
@@ -79,6 +137,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
   });
   const { spec } = ctx;
+  if (sequencerGenesisBlock) {
+    const genesis = await ctx.blocks.byNumber(0n);
+    const ours = genesis ? bytesToHex(genesis.hash()) : undefined;
+    if (ours !== sequencerGenesisBlock.hash) {
+      await ctx.store.close();
+      throw new Error(
+        `this node's genesis ${ours} is not the sequencer's ${sequencerGenesisBlock.hash}: give the follower the sequencer's --accounts, --mnemonic and --balance (or its --genesis file)`,
+      );
+    }
+  }
   log?.info(
     { head: Number(ctx.blocks.head.header.number), chainId: Number(spec.chainId) },
     'opened the chain',
@@ -88,7 +156,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    journal: await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+    // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
+    // nothing of its own: no journal.
+    journal:
+      ephemeral || options.follow
+        ? undefined
+        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
@@ -105,7 +178,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   else flashblocks.publish(producer.pending);
   // Signature recovery, the largest per-submission cost, runs on the second core.
   const recovery = RecoveryThread.start();
+  let dev: DevControls | undefined;
   const pool = createTxPool({
+    // Senders that send without a key (anvil_impersonateAccount).
+    impersonated: (address) => dev?.impersonating(address) ?? false,
     common: producer.pending.header.common,
     recovery,
     state: producer.poolState(),
@@ -126,9 +202,28 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   };
   const poolJournal = await attachJournal(
     pool,
-    createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
+    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
     { onError: onJournalError },
   );
+  const logLevel = log?.level;
+  const devControls = new DevControls({
+    ctx,
+    producer,
+    pool,
+    rotatePoolJournal: () => poolJournal.rotate(),
+    setLogging: (on) => {
+      if (log && logLevel) log.level = on ? logLevel : 'silent';
+    },
+  });
+  // --no-dev-methods: no test methods and no impersonation (the RPC answers -32601).
+  const devMethods = options.devMethods !== false;
+  if (devMethods) dev = devControls;
+  if (loadState) {
+    // The prepared world is sealed in a block of its own before anything else runs.
+    await devControls.loadState(loadState);
+    await devControls.mine();
+    log?.info({ accounts: loadState.accounts.size, file: options.loadState }, 'loaded the state file');
+  }
   const filters = new FilterManager(options.limits);
   producer.onSealed((block, txs) =>
     filters.onSealed(
@@ -157,6 +252,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     clientVersion: CLIENT_VERSION,
     pendingNulls: options.pendingNulls,
     accounts: spec.devAccounts.map((a) => hexToBytes(a.address)),
+    dev: devMethods ? devControls : undefined,
     limits: options.limits,
     log: (e) => log?.error({ err: e }, 'rpc handler failed'),
   };
@@ -176,7 +272,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...txpoolMethods,
       ...debugMethods,
       ...traceMethods,
+      ...namedTraceMethods(traceMethods),
       ...testingMethods,
+      ...evmMethods,
+      ...anvilMethods,
+      ...hardhatMethods,
+      // A follower's writes go to the sequencer.
+      ...(sequencer ? forwardedMethods(sequencer) : {}),
     },
     rpc,
   );
@@ -187,9 +289,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       dispatcher,
       options.host,
       options.port,
-      (path, ws) => {
+      (path, ws, query) => {
         if (path !== '/flashblocks') return false;
-        flashblocks.attach(ws);
+        const opts = streamOptionsOf(query);
+        if ('error' in opts) ws.close(1008, opts.error);
+        else flashblocks.attach(ws, opts);
         return true;
       },
       (path) =>
@@ -214,6 +318,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
+  const follower = sequencer
+    ? new BlockFollower(ctx, sequencer, producer, {
+        pollMs: options.follow?.pollMs ?? 100,
+        onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
+      })
+    : undefined;
+  follower?.start();
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
   ownStart();
@@ -226,9 +337,20 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     accounts: spec.devAccounts,
     close: () => {
       closed ??= (async () => {
+        await follower?.stop();
         await server.close();
         processMetrics.stop();
         flashblocks.close();
+        // --dump-state: the world as it is at the stop, pending changes included (Anvil's JSON).
+        if (options.dumpState) {
+          try {
+            const state = formatAnvilState(await devControls.dumpState());
+            await fs.writeFile(options.dumpState, JSON.stringify(state));
+            log?.info({ file: options.dumpState }, 'dumped the state');
+          } catch (e) {
+            log?.error({ err: e, file: options.dumpState }, 'could not dump the state');
+          }
+        }
         await producer.stop();
         await poolJournal.stop();
         await recovery.close();

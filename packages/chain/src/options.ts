@@ -37,6 +37,18 @@ export interface ChainNodeOptions {
   baseFee: bigint;
   /** A geth genesis.json to start from instead of the dev genesis. */
   genesisPath?: string;
+  /** Keep the chain in memory only, as Anvil does by default (`dataDir` unused). */
+  ephemeral?: boolean;
+  /** An Anvil state file to load at start, sealed in a block of its own (`--load-state`). */
+  loadState?: string;
+  /** Where to write the state (Anvil's JSON) when the node closes (`--dump-state`). */
+  dumpState?: string;
+  /**
+   * The test methods (anvil_*, hardhat_*, evm_*, impersonation): any RPC client may rewrite
+   * state and history with them. On unless false (`--no-dev-methods`): a node that serves
+   * others must turn them off (docs/security.md).
+   */
+  devMethods?: boolean;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;
@@ -46,6 +58,16 @@ export interface ChainNodeOptions {
    * Default: the node's own start.
    */
   started?: Promise<unknown>;
+  /**
+   * Follow a sequencer instead of producing blocks (`wharf chain follow`): its sealed blocks are
+   * validated and imported, writes are forwarded to it, reads are answered here.
+   */
+  follow?: {
+    /** The sequencer's JSON-RPC URL (HTTP). */
+    sequencerUrl: string;
+    /** Milliseconds between asks for the sequencer's head. Default 100. */
+    pollMs?: number;
+  };
 }
 
 export const defaultChainNodeOptions: ChainNodeOptions = {

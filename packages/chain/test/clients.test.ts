@@ -156,8 +156,14 @@ describe('viem', () => {
     expect(pending.parentHash).toBe(latest.hash);
     const n = await afterSeal();
     const hash = await wallet.sendTransaction({ to: TO, value: 1n });
-    const pre = await pub.waitForTransactionReceipt({ hash });
+    // Read once it is pre-confirmed (the waiting itself is timed in the preconf-chain test below).
+    await waitFor(
+      async () => (await pub.getBlock({ blockTag: 'pending' })).transactions.includes(hash),
+      2000,
+    );
+    const pre = await pub.getTransactionReceipt({ hash });
     expect(pre).toMatchObject({ status: 'success', blockHash: ZERO_HASH, blockNumber: n + 1n });
+    expect(await head()).toBe(n);
     const sealed = await sealedBlockOf(hash);
     expect(await pub.getTransactionReceipt({ hash })).toMatchObject({
       blockHash: sealed.hash,

@@ -22,12 +22,17 @@ const STORAGE = '602a60015560015400';
 let node: TestNode;
 let from: string;
 
-async function send(tx: Record<string, string>): Promise<any> {
-  const hash = await rpc(node.url, 'eth_sendTransaction', [{ from, ...tx }]);
+/** The receipt once its block is sealed (a pre-confirmed one is not traceable yet). */
+async function sealedReceipt(hash: string): Promise<any> {
   return waitFor(async () => {
     const r = await rpc(node.url, 'eth_getTransactionReceipt', [hash]);
-    return r?.blockHash ? r : undefined;
+    if (!r) return undefined;
+    return Number(r.blockNumber) <= Number(await rpc(node.url, 'eth_blockNumber')) ? r : undefined;
   });
+}
+
+async function send(tx: Record<string, string>): Promise<any> {
+  return sealedReceipt(await rpc(node.url, 'eth_sendTransaction', [{ from, ...tx }]));
 }
 
 beforeAll(async () => {
@@ -43,10 +48,7 @@ describe('debug_trace* bounds', () => {
     const hashes: string[] = [];
     for (let i = 0; i < 3; i++)
       hashes.push(await rpc(node.url, 'eth_sendTransaction', [{ from, to: loop, gas: '0x989680' }]));
-    const receipts = await waitFor(async () => {
-      const all = await Promise.all(hashes.map((h) => rpc(node.url, 'eth_getTransactionReceipt', [h])));
-      return all.every((r) => r?.blockHash) ? all : undefined;
-    });
+    const receipts = await Promise.all(hashes.map((h) => sealedReceipt(h)));
     const block = receipts[2].blockNumber;
     const rssBefore = process.memoryUsage().rss;
     const traced = await timedCall(node.url, 'debug_traceBlockByNumber', [block, {}]);

@@ -1,5 +1,6 @@
 /** Starts the two parts from parsed CLI options. Used by `up`, `chain start` and `serve`. */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
@@ -28,6 +29,15 @@ export interface ChainFlags extends RpcLimitFlags {
   mnemonic: string;
   balance: bigint;
   genesis?: string;
+  /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
+  sequencer?: string;
+  ephemeral?: boolean;
+  /** false with --no-dev-methods. */
+  devMethods?: boolean;
+  loadState?: string;
+  dumpState?: string;
+  /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
+  state?: string;
 }
 
 export interface ServeFlags {
@@ -91,7 +101,12 @@ export async function startChain(
     mnemonic: flags.mnemonic,
     balance: flags.balance,
     genesisPath: flags.genesis,
+    ephemeral: flags.ephemeral,
+    devMethods: flags.devMethods,
+    loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
+    dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
+    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });

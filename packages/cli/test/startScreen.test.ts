@@ -24,7 +24,7 @@ const up = (...flags: string[]) => [
 
 describe('the start-up screen of wharf up', () => {
   it('is a title, one pretty line per start-up step, then the banner with the API docs', async () => {
-    running = await startWharf(up('--log-format', 'pretty'), /Press Ctrl-C to stop/);
+    running = await startWharf(up('--log-format', 'pretty'), /Press Ctrl-C to stop/, 60_000);
     const out = running.stdout();
     expect(out.split('\n')[0]).toMatch(/^wharf \d+\.\d+\.\d+: starting the chain node and the platform/);
     const platform = /Platform\s+(http:\/\/\S+)/.exec(out)![1];
@@ -41,10 +41,10 @@ describe('the start-up screen of wharf up', () => {
     // The platform starts while the chain builds flashblocks on the same thread; those are not
     // warned about (a unit test in packages/chain covers the rule).
     expect(running.stderr()).not.toMatch(/shown late/);
-  });
+  }, 90_000);
 
   it('--log-format json writes one JSON object per line; --log-level warn leaves out the steps', async () => {
-    running = await startWharf(up('--log-format', 'json'), /Press Ctrl-C to stop/);
+    running = await startWharf(up('--log-format', 'json'), /Press Ctrl-C to stop/, 60_000);
     const lines = running.stderr().trimEnd().split('\n');
     const entries = lines.map((l) => JSON.parse(l));
     expect(entries.map((e) => e.msg)).toContain('opened the chain');
@@ -56,14 +56,18 @@ describe('the start-up screen of wharf up', () => {
     running.child.kill('SIGKILL');
     await running.exited;
 
-    running = await startWharf(up('--log-format', 'json', '--log-level', 'warn'), /Press Ctrl-C to stop/);
+    running = await startWharf(
+      up('--log-format', 'json', '--log-level', 'warn'),
+      /Press Ctrl-C to stop/,
+      60_000,
+    );
     expect(
       running
         .stderr()
         .split('\n')
         .filter((l) => l.includes('"level":30')),
     ).toEqual([]);
-  });
+  }, 150_000);
 
   it('takes WHARF_LOG_LEVEL and WHARF_LOG_FORMAT, and refuses a bad value naming the flag', () => {
     const bad = wharf(['up', '--log-level', 'loud']);

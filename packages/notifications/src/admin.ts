@@ -48,6 +48,8 @@ export interface ProjectInfo {
   createdAt: string;
   /** Whether the project has a live API key (none after a revoke, until the next rotate). */
   hasKey: boolean;
+  /** The icon the platform app shows with the project's name; null: the name's first letter. */
+  iconUrl: string | null;
 }
 /** The operator's operations, shared by the `wharf project|app|key` commands and the admin API. */
 export interface Admin extends WebhookOperations {
@@ -64,6 +66,11 @@ export interface Admin extends WebhookOperations {
     onlyUnused?: boolean;
   }): Promise<CreatedProject>;
   setWhitelisted(projectId: string, whitelisted: boolean): Promise<void>;
+  /**
+   * Changes what the platform app shows for the project's apps: `name` (1-100 characters) and
+   * `iconUrl` (https, or http on localhost; null or '' removes it).
+   */
+  updateProject(projectId: string, changes: { name?: unknown; iconUrl?: unknown }): Promise<ProjectInfo>;
   /** Its keys answer 404 from now on; its app URLs are freed and their pins deleted. */
   deleteProject(projectId: string): Promise<void>;
   /** `onlyUnused`: as for createProject (the dashboard's developers). */
@@ -157,6 +164,20 @@ export function createAdmin(db: Db, clock: () => number = Date.now, onWebhookQue
       return { projectId, apiKey, appUrls: [appUrl], whitelisted };
     },
 
+    async updateProject(projectId, changes) {
+      await requireProject(projectId);
+      const update: { name?: string; iconUrl?: string | null } = {};
+      if (changes.name !== undefined) {
+        const name = typeof changes.name === 'string' ? changes.name.trim() : '';
+        if (name === '') throw invalid('name', 'must be a non-empty string');
+        if (codePointLength(name) > 100) throw invalid('name', 'must be at most 100 characters');
+        update.name = name;
+      }
+      if (changes.iconUrl !== undefined) update.iconUrl = parseIconUrl(changes.iconUrl);
+      await projects.update(projectId, update);
+      return toInfo(await requireProject(projectId), await projects.withLiveKey([projectId]));
+    },
+
     async setWhitelisted(projectId, whitelisted) {
       if (!(await projects.setWhitelisted(projectId, whitelisted))) {
         throw new ServiceError('NOT_FOUND', `project ${projectId} does not exist`);
@@ -236,5 +257,16 @@ function toInfo(row: ProjectRow, withLiveKey: ReadonlySet<string>): ProjectInfo 
     appUrls: row.appUrls,
     createdAt: new Date(row.createdAt).toISOString(),
     hasKey: withLiveKey.has(row.id),
+    iconUrl: row.iconUrl,
   };
+}
+
+/** An icon URL: https, or http on localhost / 127.0.0.1; at most 2,000 characters. null or '' clears it. */
+function parseIconUrl(input: unknown): string | null {
+  if (input === null || input === '') return null;
+  if (typeof input !== 'string') throw invalid('icon_url', 'must be a string or null');
+  if (input.length > 2000) throw invalid('icon_url', 'must be at most 2,000 characters');
+  const result = normalizeRegisteredAppUrl(input);
+  if (!result.ok) throw invalid('icon_url', result.reason);
+  return new URL(input.trim()).toString();
 }

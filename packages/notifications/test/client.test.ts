@@ -179,7 +179,7 @@ describe.each(backends)('client API on $name', (backend) => {
       { appUrl: APP_URL, notificationsEnabled: false, pinnedAt: expect.any(String) },
     ]);
     const catalog = (await user.get('/api/v1/client/catalog')).json();
-    expect(catalog.apps).toEqual([{ appUrl: APP_URL, name: 'Test app' }]);
+    expect(catalog.apps).toEqual([{ appUrl: APP_URL, name: 'Test app', iconUrl: null }]);
   });
 
   it('the client API has its own budget per session', async () => {

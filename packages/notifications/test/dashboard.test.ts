@@ -472,6 +472,7 @@ describe.each(backends)('dashboard API on $name', (backend) => {
       appUrls: ['https://a1.example'],
       createdAt: expect.any(String),
       hasKey: true,
+      iconUrl: null,
     });
     expect(JSON.stringify(listed)).not.toContain(pa.apiKey);
     // The operator sees everything, with the same shapes.

@@ -64,6 +64,9 @@ describe('OpenAPI', () => {
       expect(docs.json()).toEqual(main.json());
       expect(docs.json().tags[0].name).toBe('notifications');
       expect(Object.keys(docs.json().paths).some((p) => p.startsWith('/api/docs'))).toBe(false);
+      // The page's policy stays in its scope.
+      const health = await t.app.inject({ method: 'GET', url: '/healthz' });
+      expect(health.headers['content-security-policy']).not.toBe(page.headers['content-security-policy']);
     } finally {
       await t.close();
     }

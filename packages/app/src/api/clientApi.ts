@@ -7,7 +7,10 @@ import { bearer, requestJson } from './http.js';
 
 export interface CatalogApp {
   appUrl: string;
+  /** The project's name. */
   name: string;
+  /** The project's icon, when its developer set one. */
+  iconUrl?: string | null;
 }
 
 /** The wire shapes are the SDK's (one definition for the app and every other client). */

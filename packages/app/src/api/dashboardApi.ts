@@ -16,6 +16,8 @@ export interface Project {
   createdAt: string;
   /** Whether the project has a live API key (when the server says). */
   hasKey?: boolean;
+  /** The icon the platform app shows with the name. */
+  iconUrl?: string | null;
 }
 
 export interface IssuedKey {
@@ -72,6 +74,16 @@ export function createDashboardApi(token: string, role: DashboardRole) {
       requestJson<IssuedKey & { appUrls: string[]; whitelisted: boolean }>(base, {
         headers,
         body: { name: input.name, app_url: input.appUrl, ...(input.owner ? { owner: input.owner } : {}) },
+      }),
+    /** The name and icon URL the platform app shows (null or '' removes the icon). */
+    updateProject: (id: string, changes: { name?: string; iconUrl?: string | null }) =>
+      requestJson<Project>(projectPath(id), {
+        method: 'PATCH',
+        headers,
+        body: {
+          ...(changes.name !== undefined ? { name: changes.name } : {}),
+          ...(changes.iconUrl !== undefined ? { icon_url: changes.iconUrl } : {}),
+        },
       }),
     deleteProject: (id: string) => requestJson(projectPath(id), { method: 'DELETE', headers }),
     addAppUrl: (id: string, appUrl: string) =>

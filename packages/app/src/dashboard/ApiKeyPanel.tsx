@@ -10,7 +10,7 @@ import { Icon } from '../components/Icon.js';
 import { KeyReveal } from '../components/KeyReveal.js';
 import { describeError } from '../components/States.js';
 import { toast } from '../components/Toasts.js';
-import { useDashboard } from '../screens/Dashboard.js';
+import { useDashboard } from './DashboardContext.js';
 import { rememberKey, useProjectKey } from './keyVault.js';
 
 export function ApiKeyPanel({

@@ -5,7 +5,7 @@ import { Button } from '../components/Button.js';
 import { Icon } from '../components/Icon.js';
 import { describeError } from '../components/States.js';
 import { toast } from '../components/Toasts.js';
-import { useDashboard } from '../screens/Dashboard.js';
+import { useDashboard } from './DashboardContext.js';
 
 export function AppUrlsPanel({
   project,

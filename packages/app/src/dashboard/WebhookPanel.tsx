@@ -13,7 +13,7 @@ import { Icon } from '../components/Icon.js';
 import { ErrorAlert, describeError } from '../components/States.js';
 import { toast } from '../components/Toasts.js';
 import { useAsync } from '../hooks/useAsync.js';
-import { useDashboard } from '../screens/Dashboard.js';
+import { useDashboard } from './DashboardContext.js';
 import { relativeTime } from '../text/relativeTime.js';
 
 const statusBadge: Record<WebhookDelivery['status'], string> = {

@@ -5,7 +5,7 @@
 import { useMemo } from 'react';
 import { createProjectNotificationsApi } from '../api/dashboardApi.js';
 import { createDeveloperApi, type NotificationsApi } from '../api/developerApi.js';
-import { useDashboard } from '../screens/Dashboard.js';
+import { useDashboard } from './DashboardContext.js';
 import { useProjectKey } from './keyVault.js';
 
 export function useNotificationsApi(projectId: string): NotificationsApi | undefined {

@@ -11,13 +11,14 @@ import { toast } from '../components/Toasts.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
 import { routePath } from '../router/routes.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function AppsScreen() {
   const { api } = usePlatform();
   const pinned = useAsync(() => api.pinned(), [api]);
   const catalog = useAsync(() => api.catalog(), [api]);
   const names = new Map((catalog.data?.apps ?? []).map((a: CatalogApp) => [a.appUrl, a.name]));
+  const icons = new Map((catalog.data?.apps ?? []).map((a: CatalogApp) => [a.appUrl, a.iconUrl]));
   const apps = pinned.data?.apps ?? [];
 
   return (
@@ -55,6 +56,7 @@ export function AppsScreen() {
               key={app.appUrl}
               app={app}
               name={names.get(app.appUrl)}
+              iconUrl={icons.get(app.appUrl)}
               onChange={(next) =>
                 pinned.setData((d) =>
                   d
@@ -77,10 +79,12 @@ export function AppsScreen() {
 function PinnedCard({
   app,
   name,
+  iconUrl,
   onChange,
 }: {
   app: PinnedApp;
   name?: string;
+  iconUrl?: string | null;
   onChange: (next: PinnedApp | null) => void;
 }) {
   const { api } = usePlatform();
@@ -116,7 +120,7 @@ function PinnedCard({
   return (
     <li className="card app-card" data-testid="pinned-app">
       <div className="card-body row">
-        <AppIcon appUrl={app.appUrl} name={name} large />
+        <AppIcon appUrl={app.appUrl} name={name} iconUrl={iconUrl} large />
         <div className="grow">
           <div className="list-item-title">{title}</div>
           <div className="list-item-sub">{appHost(app.appUrl)}</div>

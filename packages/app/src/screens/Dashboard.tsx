@@ -3,8 +3,8 @@
  * operator with the admin token that `wharf up` prints. Projects, keys, users, test sends, and
  * a live view of the chain.
  */
-import { createContext, type FormEvent, useContext, useMemo, useState } from 'react';
-import { createDashboardApi, type DashboardApi } from '../api/dashboardApi.js';
+import { type FormEvent, useMemo, useState } from 'react';
+import { createDashboardApi } from '../api/dashboardApi.js';
 import { signOutOn401 } from '../api/http.js';
 import { type Session, setSession, useSession } from '../auth/session.js';
 import { signOut } from '../auth/signOut.js';
@@ -14,26 +14,13 @@ import { Field } from '../components/Field.js';
 import { Icon } from '../components/Icon.js';
 import { Link } from '../components/Link.js';
 import { ErrorAlert } from '../components/States.js';
+import { DashboardContext } from '../dashboard/DashboardContext.js';
 import type { Route } from '../router/routes.js';
 import { ChainScreen } from './ChainScreen.js';
 import { NotFoundScreen } from './NotFoundScreen.js';
 import { ProjectScreen } from './ProjectScreen.js';
 import { ProjectsScreen } from './ProjectsScreen.js';
 import { SignInScreen } from './SignInScreen.js';
-
-interface DashboardValue {
-  session: Session;
-  api: DashboardApi;
-  isOperator: boolean;
-}
-
-const DashboardContext = createContext<DashboardValue | undefined>(undefined);
-
-export function useDashboard(): DashboardValue {
-  const value = useContext(DashboardContext);
-  if (!value) throw new Error('useDashboard outside Dashboard');
-  return value;
-}
 
 export function Dashboard({ route }: { route: Route }) {
   const session = useSession('dashboard');

@@ -9,7 +9,7 @@ import { EmptyState, ErrorAlert, Loading, describeError } from '../components/St
 import { Switch } from '../components/Switch.js';
 import { toast } from '../components/Toasts.js';
 import { useAsync } from '../hooks/useAsync.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function DiscoverScreen() {
   const { api } = usePlatform();
@@ -56,7 +56,7 @@ export function DiscoverScreen() {
           return (
             <li key={app.appUrl} className="card" data-testid="catalog-app">
               <div className="card-body row">
-                <AppIcon appUrl={app.appUrl} name={app.name} large />
+                <AppIcon appUrl={app.appUrl} name={app.name} iconUrl={app.iconUrl} large />
                 <div className="grow">
                   <div className="list-item-title">{app.name || appHost(app.appUrl)}</div>
                   <div className="list-item-sub">{app.appUrl}</div>
@@ -119,7 +119,7 @@ function PinDialog({ app, onClose }: { app: CatalogApp; onClose: (didPin: boolea
       }
     >
       <div className="row">
-        <AppIcon appUrl={app.appUrl} name={app.name} large />
+        <AppIcon appUrl={app.appUrl} name={app.name} iconUrl={app.iconUrl} large />
         <div className="grow">
           <div className="list-item-title">{app.name}</div>
           <div className="list-item-sub">{app.appUrl}</div>

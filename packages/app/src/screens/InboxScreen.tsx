@@ -5,7 +5,9 @@ import { AppIcon, appHost } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { EmptyState, ErrorAlert, Loading } from '../components/States.js';
 import { Link } from '../components/Link.js';
+import { useAsync } from '../hooks/useAsync.js';
 import { useInbox } from '../inbox/InboxContext.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 import { navigate } from '../router/navigation.js';
 import { notificationTarget } from '../router/notificationTarget.js';
 import { routePath } from '../router/routes.js';
@@ -24,6 +26,10 @@ export function InboxScreen() {
     return () => clearInterval(t);
   }, []);
   const items = filter === 'unread' ? inbox.items.filter((n) => !n.readAt) : inbox.items;
+  // Each notification shows its app as the developer named it (the catalog: project name, icon).
+  const { api } = usePlatform();
+  const catalog = useAsync(() => api.catalog(), [api]);
+  const apps = new Map((catalog.data?.apps ?? []).map((a) => [a.appUrl, a]));
 
   const open = (n: InboxNotification) => {
     if (!n.readAt) void inbox.markRead([n.id]).catch(() => undefined);
@@ -89,7 +95,11 @@ export function InboxScreen() {
                 onClick={() => open(n)}
                 data-testid="notification"
               >
-                <AppIcon appUrl={n.appUrl} />
+                <AppIcon
+                  appUrl={n.appUrl}
+                  name={apps.get(n.appUrl)?.name}
+                  iconUrl={apps.get(n.appUrl)?.iconUrl}
+                />
                 <div className="grow">
                   <div className="notification-head">
                     <span className="notification-title">{n.title}</span>
@@ -98,7 +108,9 @@ export function InboxScreen() {
                     </time>
                   </div>
                   <p className="notification-message">{n.message}</p>
-                  <span className="muted xs">{appHost(n.appUrl)}</span>
+                  <span className="muted xs" data-testid="notification-app">
+                    {apps.get(n.appUrl)?.name ?? appHost(n.appUrl)}
+                  </span>
                 </div>
                 {n.readAt ? null : (
                   <span className="unread-dot">

@@ -9,7 +9,7 @@ import { Icon } from '../components/Icon.js';
 import { Loading } from '../components/States.js';
 import { useWallet } from '../wallet/useWallet.js';
 import { attachFrameBridge } from '../wallet/frameBridge.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function MiniAppScreen({ url }: { url: string }) {
   const { session } = usePlatform();

@@ -2,15 +2,16 @@
  * The platform app at `/`: sign-in, then a shell with four tabs (Apps, Discover, Inbox, Wallet)
  * and the mini-app frame. A 401 from any call signs the person out.
  */
-import { createContext, useCallback, useContext, useMemo } from 'react';
-import { type ClientApi, createClientApi } from '../api/clientApi.js';
+import { useCallback, useMemo } from 'react';
+import { createClientApi } from '../api/clientApi.js';
 import { signOutOn401 } from '../api/http.js';
-import { type Session, useSession } from '../auth/session.js';
+import { useSession } from '../auth/session.js';
 import { signOut } from '../auth/signOut.js';
 import { Address } from '../components/Address.js';
 import { Icon, type IconName } from '../components/Icon.js';
 import { Link } from '../components/Link.js';
 import { InboxProvider, useInbox } from '../inbox/InboxContext.js';
+import { PlatformContext, type WalletSession } from '../platform/PlatformContext.js';
 import type { Route } from '../router/routes.js';
 import { closeWallet } from '../wallet/walletHost.js';
 import { AppsScreen } from './AppsScreen.js';
@@ -20,21 +21,6 @@ import { MiniAppScreen } from './MiniAppScreen.js';
 import { NotFoundScreen } from './NotFoundScreen.js';
 import { SignInScreen } from './SignInScreen.js';
 import { WalletScreen } from './WalletScreen.js';
-
-type WalletSession = Extract<Session, { kind: 'wallet' }>;
-
-interface Platform {
-  session: WalletSession;
-  api: ClientApi;
-}
-
-const PlatformContext = createContext<Platform | undefined>(undefined);
-
-export function usePlatform(): Platform {
-  const value = useContext(PlatformContext);
-  if (!value) throw new Error('usePlatform outside PlatformApp');
-  return value;
-}
 
 export function signOutPlatform(): void {
   closeWallet();

@@ -9,6 +9,7 @@ import { Link } from '../components/Link.js';
 import { ErrorAlert, Loading, describeError } from '../components/States.js';
 import { Switch } from '../components/Switch.js';
 import { toast } from '../components/Toasts.js';
+import { AppearancePanel } from '../dashboard/AppearancePanel.js';
 import { ApiKeyPanel } from '../dashboard/ApiKeyPanel.js';
 import { AppUrlsPanel } from '../dashboard/AppUrlsPanel.js';
 import { rememberKey } from '../dashboard/keyVault.js';
@@ -18,7 +19,7 @@ import { UsersPanel } from '../dashboard/UsersPanel.js';
 import { WebhookPanel } from '../dashboard/WebhookPanel.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
-import { useDashboard } from './Dashboard.js';
+import { useDashboard } from '../dashboard/DashboardContext.js';
 
 export function ProjectScreen({ projectId }: { projectId: string }) {
   const { api } = useDashboard();
@@ -65,6 +66,7 @@ export function ProjectScreen({ projectId }: { projectId: string }) {
             <AppUrlsPanel project={p} onChange={(appUrls) => update({ appUrls })} />
             <ApiKeyPanel project={p} onChange={(hasKey) => update({ hasKey })} />
           </div>
+          <AppearancePanel project={p} onChange={(next) => update(next)} />
           <TestSendPanel project={p} />
           <div className="project-grid">
             <UsersPanel project={p} />

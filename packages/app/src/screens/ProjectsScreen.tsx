@@ -11,7 +11,7 @@ import { rememberKey } from '../dashboard/keyVault.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { navigate } from '../router/navigation.js';
 import { relativeTime } from '../text/relativeTime.js';
-import { useDashboard } from './Dashboard.js';
+import { useDashboard } from '../dashboard/DashboardContext.js';
 
 export function ProjectsScreen() {
   const { api, isOperator } = useDashboard();

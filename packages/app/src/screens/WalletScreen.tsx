@@ -11,7 +11,7 @@ import { useAsync } from '../hooks/useAsync.js';
 import { useBalances } from '../hooks/useBalances.js';
 import { formatEther } from '../text/ether.js';
 import { useWallet } from '../wallet/useWallet.js';
-import { usePlatform } from './PlatformApp.js';
+import { usePlatform } from '../platform/PlatformContext.js';
 
 export function WalletScreen() {
   const { session } = usePlatform();

@@ -23,22 +23,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
+import { importBlock } from '../execution/importBlock.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { readAccountKeyed } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
-import { BuilderEvents, type BusyListener, type FlashblockListener, type SealListener } from './events.js';
+import type { JournaledState } from '../state/journaledState.js';
+import {
+  BuilderEvents,
+  type BusyListener,
+  type FlashblockListener,
+  type SealedChangesListener,
+  type SealListener,
+} from './events.js';
 import type { FlashblockJournal } from './flashblockJournal.js';
 import type { LateFlashblock } from './lateFlashblocks.js';
 import { BuilderMetrics } from './metrics.js';
-import { PendingBlock, type PendingSnapshot } from './pendingBlock.js';
+import { type HeaderOverrides, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
 import { type RecoveryOutcome, replayJournal } from './recovery.js';
 import { FlashblockSchedule } from './schedule.js';
 import { type JournaledFlashblock, Sealer } from './sealer.js';
 import { Stager } from './stager.js';
 import { TickSignal } from './tickSignal.js';
 
-export type { BusyListener, FlashblockListener, SealListener } from './events.js';
+export type { BusyListener, FlashblockListener, SealedChangesListener, SealListener } from './events.js';
 export type { LateFlashblock } from './lateFlashblocks.js';
 export type { RecoveryOutcome } from './recovery.js';
 
@@ -70,6 +78,15 @@ export type FlashblockOutcome =
   | { kind: 'empty'; snapshot: PendingSnapshot }
   | { kind: 'discarded'; error: unknown };
 
+/**
+ * How blocks are sealed (the dev methods switch it: evm_setAutomine, evm_setIntervalMining).
+ * `interval`: flashblocks every flashblockInterval, a seal every blockTime (wharf's own);
+ * `auto`: a block per transaction (blockTime 0; Anvil's and Hardhat's default); `manual`: no
+ * sealing and no pre-confirmation of pool transactions until `mine()` (Hardhat's automine off).
+ * See docs/decisions/0140-dev-methods-and-flashblocks.md.
+ */
+export type SealMode = 'interval' | 'auto' | 'manual';
+
 /** A timed flashblock: shown at its deadline; when its timer was set to fire, and fired (ms, `now()`). */
 interface FlashblockTiming {
   showAt: number;
@@ -100,17 +117,26 @@ export class BlockProducer {
   private readonly events: BuilderEvents;
   private readonly stager: Stager;
   private readonly sealer: Sealer;
+  private mode: SealMode;
+  /** Dev methods' header settings: kept for every later block (`sticky`) or the next one opened. */
+  private readonly sticky: { gasLimit?: bigint; coinbase?: Uint8Array } = {};
+  private nextHeader: { timestamp?: bigint; baseFee?: bigint } = {};
+  /** Added to the clock for block timestamps (evm_increaseTime), in ms. */
+  private clockOffsetMs = 0;
+  /** Dev methods' changes in the block being built, to apply again if it is opened again. */
+  private blockEdits: ((s: JournaledState) => Promise<void>)[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
     private readonly opts: ProducerOptions,
   ) {
     const now = () => this.now();
+    this.mode = !opts.mining ? 'manual' : opts.blockTime === 0 ? 'auto' : 'interval';
     this.events = new BuilderEvents(opts.onError);
     this.schedule = new FlashblockSchedule(opts);
     this.sealer = new Sealer({
       journal: opts.journal,
-      blockTime: opts.blockTime,
+      journaling: () => this.mode === 'interval',
       metrics: this.metrics,
       now,
       onError: opts.onError,
@@ -177,18 +203,166 @@ export class BlockProducer {
 
   start(pool: TxPool): void {
     this.pool = pool;
-    if (!this.opts.mining) return;
-    if (this.opts.blockTime === 0) {
-      pool.onAdded(() => this.enqueue(() => this.sealEach()));
-      // Transactions the pool's journal restored.
-      this.enqueue(() => this.sealEach());
-      return;
-    }
     // Transactions execute as they arrive, between flashblocks: the flashblock itself then only
     // journals and publishes what is already staged, so its deadline is met under load.
-    pool.onAdded(() => this.scheduleStage());
-    this.schedule.startBlock(this.now());
-    this.arm();
+    pool.onAdded(() => {
+      if (this.mode === 'auto') this.enqueue(() => this.sealEach());
+      else if (this.mode === 'interval') this.scheduleStage();
+    });
+    this.resume();
+  }
+
+  /** Starts the current mode's work: the flashblock timer, or sealing what the pool holds. */
+  private resume(): void {
+    if (this.mode === 'auto')
+      // Transactions the pool's journal restored, or that waited while mining was off.
+      this.enqueue(() => this.sealEach());
+    else if (this.mode === 'interval') {
+      this.schedule.startBlock(this.now());
+      this.arm();
+    }
+  }
+
+  /** Stops the flashblock timer (mode switches, rewinds). */
+  private halt(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.tick.disarm();
+    this.setBusy(false);
+  }
+
+  get sealMode(): SealMode {
+    return this.mode;
+  }
+
+  /** Seconds between seals in interval mode. */
+  get blockTime(): number {
+    return this.opts.blockTime;
+  }
+
+  /**
+   * Switches how blocks are sealed; `blockTime` (seconds) for `interval`. What the block being
+   * built has pre-confirmed stays; the new mode seals it. Consumer: builder/devControls.ts.
+   */
+  setSealMode(mode: SealMode, blockTime?: number): Promise<void> {
+    return this.enqueue(async () => {
+      this.halt();
+      const was = this.mode;
+      this.mode = mode;
+      // The schedule reads the same options object.
+      if (blockTime !== undefined && blockTime > 0) this.opts.blockTime = blockTime;
+      // Only interval mode journals: its first append needs the block's opening record.
+      if (mode === 'interval' && was !== 'interval') {
+        await this.ctx.store.flushed();
+        await this.sealer.openJournal(this.building);
+      }
+      if (this.pool) this.resume();
+    });
+  }
+
+  /** Every sealed block's changed keys (evm_revert restores them). Consumer: builder/devControls.ts. */
+  onSealedChanges(l: SealedChangesListener): () => void {
+    return this.events.on('sealedChanges', l);
+  }
+
+  /**
+   * A dev method's state change (anvil_setBalance, ...) in the block being built: shown at the
+   * next flashblock (interval mode), at once otherwise, and sealed at once in auto mode (so
+   * `latest` shows it when the call returns, as with Anvil). Consumer: builder/devControls.ts.
+   */
+  edit(change: (s: JournaledState) => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      await this.building.edit(change);
+      this.blockEdits.push(change);
+      if (this.mode === 'interval') return;
+      await this.flashblock(0);
+      if (this.mode === 'auto') await this.sealPending();
+    });
+  }
+
+  /**
+   * Seconds added to the clock of future block timestamps (evm_increaseTime), the block being
+   * built included if nothing is pre-confirmed in it yet. Returns the total offset.
+   */
+  increaseTime(seconds: bigint): bigint {
+    this.clockOffsetMs += Number(seconds) * 1000;
+    this.enqueue(() => this.reopen()).catch(() => {});
+    return BigInt(Math.round(this.clockOffsetMs / 1000));
+  }
+
+  /**
+   * Header settings for the blocks to come: `timestamp` and `baseFee` for the next one,
+   * `gasLimit` and `coinbase` from the next one on. They take the block being built if nothing
+   * is pre-confirmed in it yet (it is opened again, dev changes applied again), else the next.
+   */
+  setNextHeader(h: {
+    timestamp?: bigint;
+    baseFee?: bigint;
+    gasLimit?: bigint;
+    coinbase?: Uint8Array;
+  }): Promise<void> {
+    return this.enqueue(async () => {
+      if (h.timestamp !== undefined) this.nextHeader.timestamp = h.timestamp;
+      if (h.baseFee !== undefined) this.nextHeader.baseFee = h.baseFee;
+      if (h.gasLimit !== undefined) this.sticky.gasLimit = h.gasLimit;
+      if (h.coinbase !== undefined) this.sticky.coinbase = h.coinbase;
+      await this.reopen();
+    });
+  }
+
+  /** Opens the block being built again (new header settings), if no transaction is in it yet. */
+  private async reopen(): Promise<void> {
+    const b = this.building;
+    if (b.snapshot.txs.length || b.staged.length || this.stager.staged.length) return;
+    const edits = this.blockEdits;
+    this.building = this.open(this.ctx.blocks.head);
+    this.blockEdits = edits;
+    this.sealer.reopened(this.building);
+    if (edits.length) {
+      for (const change of edits) await this.building.edit(change);
+      await this.building.publish(1);
+    }
+    this.events.emit('flashblock', this.building.snapshot);
+  }
+
+  /**
+   * Runs `rewrite` on the builder's queue with production stopped, every sealed block on disk
+   * and the flashblock journal emptied (what it held must never be replayed); then opens a new
+   * block on whatever head the chain has and resumes. Consumer: builder/devControls.ts
+   * (evm_revert, anvil_reset), which rewinds storage inside `rewrite`.
+   */
+  rewind(rewrite: () => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      this.halt();
+      clearTimeout(this.stageTimer);
+      this.stageTimer = undefined;
+      await this.sealer.rewind();
+      await this.ctx.store.flushed();
+      await rewrite();
+      this.building = this.open(this.ctx.blocks.head);
+      this.stager.blockSealed();
+      this.hidden = undefined;
+      if (this.sealer.journaled) await this.sealer.openJournal(this.building);
+      this.events.emit('flashblock', this.building.snapshot);
+      if (this.pool) this.resume();
+    });
+  }
+
+  /**
+   * A follower's block, sealed by its sequencer: validated and imported (execution/importBlock.ts:
+   * header against the parent, every root recomputed), then the next block opens on it and the
+   * head's listeners run. Never on a producer that seals itself. Consumer: follower/blockFollower.ts.
+   */
+  importSealed(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
+      await importBlock(this.ctx, block);
+      this.building = this.open(block);
+      this.stager.blockSealed();
+      this.hidden = undefined;
+      this.events.emit('sealed', block, []);
+      this.events.emit('flashblock', this.building.snapshot);
+    });
   }
 
   onSealed(l: SealListener): () => void {
@@ -223,11 +397,15 @@ export class BlockProducer {
    * Publishes a last flashblock and seals the pending block now; the next block's flashblocks
    * count from then. Consumers: tests, evm_mine-like dev methods.
    */
-  mine(): Promise<Block> {
+  mine(timestamp?: bigint): Promise<Block> {
     return this.enqueue(async () => {
+      if (timestamp !== undefined) {
+        this.nextHeader.timestamp = timestamp;
+        await this.reopen();
+      }
       await this.flashblock();
       const block = await this.sealPending();
-      if (this.timer) {
+      if (this.mode === 'interval' && this.timer) {
         this.schedule.startBlock(this.now());
         this.arm();
       }
@@ -312,9 +490,18 @@ export class BlockProducer {
   }
 
   private open(parent: Block, timestamp?: bigint, warm?: StateTrie): PendingBlock {
-    const now = BigInt(Math.floor(this.now() / 1000));
-    const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
-    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm);
+    const now = BigInt(Math.floor((this.now() + this.clockOffsetMs) / 1000));
+    const next = this.nextHeader;
+    let ts = timestamp ?? next.timestamp;
+    if (timestamp === undefined && next.timestamp !== undefined && next.timestamp > parent.header.timestamp)
+      // Later blocks continue from the timestamp set (Anvil's evm_setNextBlockTimestamp).
+      this.clockOffsetMs = Number(next.timestamp) * 1000 - this.now();
+    if (ts === undefined || ts <= parent.header.timestamp)
+      ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const overrides: HeaderOverrides = { ...this.sticky, baseFee: next.baseFee };
+    this.nextHeader = {};
+    this.blockEdits = [];
+    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm, overrides);
   }
 
   /**
@@ -453,6 +640,7 @@ export class BlockProducer {
     );
     this.building = sealed.next;
     this.stager.blockSealed();
+    this.events.emit('sealedChanges', sealed.block, sealed.changed);
     this.hidden = undefined; // with the head: never the sealed block's stale view
     // Reads see the block from the moment the head moved, and so do subscribers: a client that
     // got a receipt and then polls eth_getFilterChanges must find its block.

@@ -4,10 +4,11 @@
  * rpc/subscriptions.ts.
  */
 import type { Block } from '@ethereumjs/block';
-import type { IncludedTx, PendingSnapshot } from './pendingBlock.js';
+import type { IncludedTx, PendingSnapshot, SealedChanges } from './pendingBlock.js';
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
 export type FlashblockListener = (snapshot: PendingSnapshot) => void;
+export type SealedChangesListener = (block: Block, changed: SealedChanges) => void;
 /**
  * `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is
  * shown. Not busy, `nextAt` (if known) is when the next window begins: called again with it
@@ -24,6 +25,8 @@ export interface BuilderEventMap {
   built: FlashblockListener;
   /** The builder's busy windows (the RPC server holds input meanwhile). */
   busy: BusyListener;
+  /** What a sealed block changed, before its listeners run (evm_revert restores it). */
+  sealedChanges: SealedChangesListener;
 }
 
 export class BuilderEvents {
@@ -32,6 +35,7 @@ export class BuilderEvents {
     flashblock: new Set(),
     built: new Set(),
     busy: new Set(),
+    sealedChanges: new Set(),
   };
   /** Settled when the next flashblock of index 1 or more is shown, or by `releaseWaiters()`. */
   private readonly shownWaiters: (() => void)[] = [];

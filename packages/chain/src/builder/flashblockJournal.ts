@@ -113,6 +113,19 @@ export class FlashblockJournal {
     for (let at = 0; at < bytes.length; ) at += writeSync(this.current.fd, bytes, at);
   }
 
+  /**
+   * Empties every file (on disk when it returns): what they held must never be replayed
+   * (evm_revert dropped those blocks). `openBlock` starts the next one.
+   */
+  async reset(): Promise<void> {
+    if (!this.files) throw new Error('flashblock journal is closed');
+    for (const f of this.files) {
+      await f.truncate(0);
+      await f.datasync();
+    }
+    this.current = undefined;
+  }
+
   async close(): Promise<void> {
     const files = this.files;
     this.files = undefined;

@@ -46,6 +46,19 @@ export interface PreparedRoot {
   readonly stateRoot: IncrementalStateRoot;
 }
 
+/** The keys a sealed block changed (for evm_revert, which restores them). */
+export interface SealedChanges {
+  accounts: string[];
+  storage: Map<string, { cleared: boolean; slots: string[] }>;
+}
+
+/** Header fields the dev methods set for a block (evm_setBlockGasLimit, anvil_setCoinbase, ...). */
+export interface HeaderOverrides {
+  gasLimit?: bigint;
+  baseFee?: bigint;
+  coinbase?: Uint8Array;
+}
+
 export type AddOutcome = { ok: true; included: IncludedTx } | { ok: false; reason: string; retry: boolean };
 
 /**
@@ -103,6 +116,9 @@ export class PendingBlock {
   private readonly txTrie = new AppendOnlyOrderedTrie();
   private readonly receiptTrie = new AppendOnlyOrderedTrie();
   private readonly bloom = new Uint8Array(256);
+  /** The working layer holds a dev method's change (see `edit`); published ones: `editsPublished`. */
+  private edited = false;
+  private editsPublished = false;
   snapshot: PendingSnapshot;
 
   constructor(
@@ -112,6 +128,7 @@ export class PendingBlock {
     extraData: Uint8Array,
     /** The account trie at the parent's state root, nodes in memory (from the parent's seal). */
     warm?: StateTrie,
+    overrides: HeaderOverrides = {},
   ) {
     this.top = ctx.flat;
     this.stateRoot = new IncrementalStateRoot(parent.header.stateRoot, ctx.nodes, warm);
@@ -124,14 +141,16 @@ export class PendingBlock {
           parentHash: parent.hash(),
           number: p.number + 1n,
           timestamp,
-          gasLimit: p.gasLimit,
-          coinbase: new Uint8Array(20),
+          gasLimit: overrides.gasLimit ?? p.gasLimit,
+          coinbase: overrides.coinbase ?? new Uint8Array(20),
           // prevRandao: deterministic but changing per block.
           mixHash: keccak256(parent.hash()),
           difficulty: 0n,
           extraData,
           // Only the fields the block's forks have (a geth chain may still be before London).
-          baseFeePerGas: common.isActivatedEIP(1559) ? nextBaseFee(p, ctx.spec.baseFee) : undefined,
+          baseFeePerGas: common.isActivatedEIP(1559)
+            ? (overrides.baseFee ?? nextBaseFee(p, ctx.spec.baseFee))
+            : undefined,
           // 0 on wharf's own chains (no blobs ever); an imported chain continues its parent's.
           excessBlobGas: common.isActivatedEIP(4844)
             ? p.common.isActivatedEIP(4844)
@@ -226,12 +245,29 @@ export class PendingBlock {
     return { totalGasSpent: r.totalGasSpent, receipt: decodeReceipt(encodedReceipt), encodedReceipt };
   }
 
+  /**
+   * A dev method's state change (anvil_setBalance, ...), applied to the flashblock being built:
+   * published with it, like a transaction's effects, though it is no transaction. Consumer:
+   * builder/devControls.ts through the producer's queue.
+   */
+  async edit(change: (state: JournaledState) => Promise<void>): Promise<void> {
+    this.working ??= { state: new JournaledState(this.top), txs: [] };
+    await change(this.working.state);
+    this.edited = true;
+  }
+
+  /** Whether anything (a transaction or a dev method's change) was pre-confirmed in this block. */
+  get touched(): boolean {
+    return this.txs.length > 0 || this.editsPublished || this.edited;
+  }
+
   /** Drops the flashblock being built (its journal write failed): nothing of it was seen. */
   discard(): void {
     if (!this.working) return;
     for (const t of this.working.txs) this.gasUsed -= t.gasUsed;
     this.working = undefined;
     this.ahead = undefined;
+    this.edited = false;
   }
 
   /**
@@ -282,7 +318,10 @@ export class PendingBlock {
     this.ahead = undefined;
     const added = w?.txs ?? [];
     const changed = new Map<string, { balance: bigint } | undefined>();
-    if (w && added.length) {
+    const edited = this.edited;
+    this.edited = false;
+    if (edited) this.editsPublished = true;
+    if (w && (added.length || edited)) {
       const diff = w.state.diff();
       this.fold(diff);
       for (const [k, a] of diff.accounts) changed.set(k, a ? { balance: a.balance } : undefined);
@@ -296,7 +335,7 @@ export class PendingBlock {
       this.receiptTrie.append(added.map((t) => t.encodedReceipt));
       for (const t of added) for (let i = 0; i < 256; i++) this.bloom[i] |= t.receipt.bloom[i];
     }
-    if (!added.length && index > 0) {
+    if (!added.length && !edited && index > 0) {
       // Nothing new: the same partial block under the next index.
       this.snapshot = { ...this.snapshot, index, added, changedAccounts: changed };
       return this.snapshot;
@@ -319,6 +358,8 @@ export class PendingBlock {
     commit: (fillAfter?: Promise<unknown>) => Promise<{ durable: Promise<void> }>;
     /** The account trie at the sealed root: the next block's `warm`. */
     trie: StateTrie;
+    /** What the block changed: accounts (0x-lowercase) and, per account, slots (0x 32-byte). */
+    changed: SealedChanges;
   }> {
     // The last snapshot is exactly the published transactions: its header and block are the seal's.
     const { block, txs } = this.snapshot;
@@ -343,7 +384,10 @@ export class PendingBlock {
         root,
         fillAfter,
       );
-    return { block, txs: [...txs], commit, trie: root.trie };
+    const changed: SealedChanges = { accounts: [...root.accounts.keys()], storage: new Map() };
+    for (const [k, o] of merged.storage)
+      changed.storage.set(k, { cleared: o.cleared, slots: [...o.slots.keys()] });
+    return { block, txs: [...txs], commit, trie: root.trie, changed };
   }
 
   /** The partial block's header: roots and bloom as of the last publish. */

@@ -14,7 +14,7 @@ import type { Block } from '@ethereumjs/block';
 import type { StateTrie } from '../state/trieAdapter.js';
 import { FlashblockJournal } from './flashblockJournal.js';
 import type { BuilderMetrics } from './metrics.js';
-import type { IncludedTx, PendingBlock, PreparedRoot } from './pendingBlock.js';
+import type { IncludedTx, PendingBlock, PreparedRoot, SealedChanges } from './pendingBlock.js';
 
 /** Blocks between two evictions of the warm account trie, and the levels it keeps. */
 const WARM_TRIE_EVICT_EVERY = 4n;
@@ -23,8 +23,8 @@ const WARM_TRIE_KEEP_DEPTH = 3;
 export interface SealerOptions {
   /** Where flashblocks go before they are shown; none: pre-confirmations do not survive a crash. */
   journal?: FlashblockJournal;
-  /** Seconds between seals; 0 (a block per transaction) journals nothing. */
-  blockTime: number;
+  /** Whether flashblocks are journaled now (interval mode; a block per transaction journals nothing). */
+  journaling: () => boolean;
   metrics: BuilderMetrics;
   now: () => number;
   onError?: (e: unknown) => void;
@@ -48,6 +48,8 @@ export interface SealedBlock {
   durable: Promise<void>;
   /** Settles when the block whose journal file the next block takes over is on disk. */
   before: Promise<void>;
+  /** The accounts and slots it changed. */
+  changed: SealedChanges;
 }
 
 export class Sealer {
@@ -68,7 +70,7 @@ export class Sealer {
 
   /** Flashblocks are journaled before they are shown (a journal, and a block time). */
   get journaled(): boolean {
-    return this.opts.journal !== undefined && this.opts.blockTime > 0;
+    return this.opts.journal !== undefined && this.opts.journaling();
   }
 
   /**
@@ -114,7 +116,7 @@ export class Sealer {
     open: (parent: Block, warm: StateTrie) => PendingBlock,
     fillAfter?: () => Promise<void>,
   ): Promise<SealedBlock> {
-    const { block, txs, commit, trie } = await b.prepareSeal();
+    const { block, txs, commit, trie, changed } = await b.prepareSeal();
     // The warm trie keeps every node the chain touched: now and then keep only its top levels.
     if (block.header.number % WARM_TRIE_EVICT_EVERY === 0n) trie.evict(WARM_TRIE_KEEP_DEPTH);
     const next = open(block, trie);
@@ -130,7 +132,7 @@ export class Sealer {
     const before: Promise<void> =
       (this.unsynced.length >= FlashblockJournal.FILES ? this.unsynced.shift() : undefined) ??
       Promise.resolve();
-    return { block, txs, next, durable, before };
+    return { block, txs, next, durable, before, changed };
   }
 
   /**
@@ -161,6 +163,27 @@ export class Sealer {
       parentHash: b.parent.hash(),
       timestamp: b.header.timestamp,
     });
+  }
+
+  /**
+   * `b` was opened again (new header settings) before any flashblock of it was journaled: its
+   * opening record is written again, after the one under way.
+   */
+  reopened(b: PendingBlock): void {
+    if (!this.journaled) return;
+    this.journalOpened = this.journalOpened.then(() => this.openJournal(b));
+    this.journalOpened.catch((e) => this.opts.onError?.(e));
+  }
+
+  /**
+   * Before history is rewritten (evm_revert, anvil_reset): every sealed block on disk, then the
+   * journal emptied (synced), so that nothing it held can be replayed after a crash.
+   */
+  async rewind(): Promise<void> {
+    await this.journalOpened.catch(() => {});
+    for (const u of this.unsynced.splice(0)) await u.catch(() => {});
+    await this.opts.journal?.reset();
+    this.journalOpened = Promise.resolve();
   }
 
   /** Waits for the journal's last opening and closes it. */

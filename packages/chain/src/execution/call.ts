@@ -9,7 +9,7 @@ import { type Block, createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, generateAddress } from '@ethereumjs/util';
 import { bigintToBytes } from '../primitives/hex.js';
-import { runTx } from '@ethereumjs/vm';
+import { runTx, type VM } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { ChainContext } from './chainContext.js';
@@ -200,7 +200,13 @@ export async function runCall(
   at: CallBlock,
   args: CallArgs,
   gas: bigint,
-  opts: { accessList?: boolean; moved?: Map<string, Uint8Array>; budget: EvmBudget },
+  opts: {
+    accessList?: boolean;
+    moved?: Map<string, Uint8Array>;
+    budget: EvmBudget;
+    /** Called with the VM and the call's overlay before it runs (tracers). */
+    instrument?: (vm: VM, overlay: JournaledState) => void;
+  },
 ): Promise<CallOutcome> {
   await opts.budget.check();
   const block = callBlock(ctx, at, args);
@@ -209,6 +215,7 @@ export async function runCall(
   const vm = await createVm(ctx.spec.common, overlay, ctx.blocks, at);
   if (opts.moved) movePrecompiles(vm, opts.moved);
   opts.budget.attach(vm);
+  opts.instrument?.(vm, overlay);
   // Making a VM is 1-10 ms of the thread: a turn for others before it runs.
   await opts.budget.check();
   const nonce = args.nonce ?? (await overlay.readAccount(args.from ?? ZERO_ADDRESS))?.nonce ?? 0n;

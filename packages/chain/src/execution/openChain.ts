@@ -21,12 +21,20 @@ export async function openChain(
   dataDir: string,
   /** Used when the database is new; an existing database keeps its own config. */
   config: ChainConfig | (() => ChainConfig),
-  opts: { requireSame?: (stored: ChainConfig) => string | undefined } = {},
+  opts: {
+    requireSame?: (stored: ChainConfig) => string | undefined;
+    /** Keep the chain in memory only (`dataDir` unused): gone when the node stops. */
+    ephemeral?: boolean;
+  } = {},
 ): Promise<ChainContext> {
   await initKeccak();
-  const dir = path.join(dataDir, 'chain');
-  await fs.mkdir(dir, { recursive: true });
-  const store = await ChainStore.open(dir);
+  let store: ChainStore;
+  if (opts.ephemeral) store = await ChainStore.openInMemory();
+  else {
+    const dir = path.join(dataDir, 'chain');
+    await fs.mkdir(dir, { recursive: true });
+    store = await ChainStore.open(dir);
+  }
   try {
     const raw = await store.get(keys.config);
     let stored: ChainConfig;

@@ -4,6 +4,7 @@
  * Methods table; server.ts merges them.
  */
 import type { Block } from '@ethereumjs/block';
+import type { DevApi } from '../builder/devApi.js';
 import type { FlashblockListener, SealListener } from '../builder/events.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import type { ChainContext } from '../execution/chainContext.js';
@@ -41,6 +42,8 @@ export interface RpcContext {
   pendingNulls: boolean;
   /** Dev accounts (eth_accounts); empty for imported chains. */
   accounts: Uint8Array[];
+  /** The test methods' controls (anvil_*, hardhat_*, evm_*); absent where they make no sense. */
+  dev?: DevApi;
   /** Per-request and per-connection limits (docs/security.md). */
   limits: RpcLimits;
   /** Where long executions wait for their turns (the server's request queue, once it runs). */

@@ -2,6 +2,7 @@
  * JSON-RPC error codes, and the ONE place where domain errors become wire errors (toRpcError).
  * Every code is listed in docs/errors.md.
  */
+import { DevMethodError } from '../builder/devControls.js';
 import { CallError } from '../execution/call.js';
 import { EvmTimeout } from '../execution/evmBudget.js';
 import { TraceTooLarge } from '../execution/trace.js';
@@ -58,6 +59,8 @@ export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
   // debug_trace* past --rpc-trace-max-bytes.
   if (e instanceof TraceTooLarge) return { code: ErrorCode.Server, message: e.message };
   if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
+  // A test method refused (a timestamp in the past, a revert it cannot do, ...).
+  if (e instanceof DevMethodError) return { code: ErrorCode.Server, message: e.message };
   // eth_simulateV1's -380xx codes, and state overrides refused (eth_call, eth_estimateGas too).
   if (e instanceof SimulateError) return { code: e.code, message: e.message };
   if (e instanceof CallError) {

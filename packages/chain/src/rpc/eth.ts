@@ -147,7 +147,7 @@ export const ethMethods: Methods = {
     const hash = p.hash(0);
     let f = await findTx(c, hash);
     // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
-    // waits for it (two intervals at most), so a client that asks right after sending gets the
+    // waits for it (four intervals at most), so a client that asks right after sending gets the
     // receipt, not null and a wait for the next block (decision 0121).
     if (!f && c.pool.get(hex(hash))) {
       const watch = inclusionOf(c);

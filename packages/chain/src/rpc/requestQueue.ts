@@ -33,6 +33,8 @@ export class RequestQueue {
   ) {}
 
   private jobs: (() => void)[] = [];
+  /** Each job's expected cost in ms (a large body's parse), by the same index as `jobs`. */
+  private costs: number[] = [];
   private head = 0;
   private scheduled = false;
   private held = false;
@@ -41,9 +43,14 @@ export class RequestQueue {
   /** Runs the queue again once the window that made it stop should have begun. */
   private resume?: NodeJS.Timeout;
 
-  /** Runs `job` (its synchronous part: whatever it awaits continues on its own) in its turn. */
-  push(job: () => void): void {
+  /**
+   * Runs `job` (its synchronous part: whatever it awaits continues on its own) in its turn.
+   * `costMs`: how long its synchronous part may take (parsing a 5 MiB body is ~50 ms): it does
+   * not start unless that much time is left before the builder's next window.
+   */
+  push(job: () => void, costMs = 0): void {
     this.jobs.push(job);
+    this.costs.push(costMs);
     if (!this.pressured && this.size >= this.highWater) this.setPressure(true);
     this.schedule();
   }
@@ -85,7 +92,7 @@ export class RequestQueue {
   private schedule(): void {
     if (this.scheduled || this.resume || this.held || this.size === 0) return;
     const now = Date.now();
-    if (now >= this.quietFrom) {
+    if (now + this.costs[this.head] >= this.quietFrom) {
       // The window should begin within QUIET_MS: it holds the queue when it does. If it does
       // not (a stopped builder), the requests run anyway.
       this.resume = setTimeout(
@@ -106,7 +113,7 @@ export class RequestQueue {
     this.scheduled = false;
     const until = performance.now() + SLICE_MS;
     try {
-      while (this.size > 0 && !this.held && Date.now() < this.quietFrom) {
+      while (this.size > 0 && !this.held && Date.now() + this.costs[this.head] < this.quietFrom) {
         const job = this.jobs[this.head];
         this.jobs[this.head++] = noop; // let it go
         try {
@@ -122,9 +129,11 @@ export class RequestQueue {
       if (this.pressured && this.size <= this.highWater / 2) this.setPressure(false);
       if (this.size === 0) {
         this.jobs = [];
+        this.costs = [];
         this.head = 0;
       } else if (this.head > 1024) {
         this.jobs = this.jobs.slice(this.head);
+        this.costs = this.costs.slice(this.head);
         this.head = 0;
       }
       this.schedule();

@@ -56,7 +56,7 @@ export async function startRpcServer(
   dispatcher: Dispatcher,
   host: string,
   port: number,
-  extraUpgrade?: (path: string, ws: WebSocket) => boolean,
+  extraUpgrade?: (path: string, ws: WebSocket, query: URLSearchParams) => boolean,
   /** Other GET paths (GET /metrics): a body and its content type, or undefined. */
   extraGet?: (path: string) => { type: string; body: string } | undefined,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
@@ -78,7 +78,8 @@ export async function startRpcServer(
   const server = http.createServer(
     {
       // A client that trickles its headers or body is cut off (HTTP 408), however slowly it sends.
-      headersTimeout: limits.httpHeadersTimeoutMs,
+      // Node refuses a header timeout longer than the request's: the headers are part of it.
+      headersTimeout: Math.min(limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs),
       requestTimeout: limits.httpRequestTimeoutMs,
       connectionsCheckingInterval: Math.max(
         100,
@@ -156,7 +157,8 @@ export async function startRpcServer(
         }
       };
       req.on('end', () => {
-        if (!tooBig) queue.push(() => void answer());
+        // ~10 ms of JSON.parse per MB: a large body waits for a gap that long before a flashblock.
+        if (!tooBig) queue.push(() => void answer(), size / 100_000);
       });
       req.on('error', () => res.destroy());
     },
@@ -196,8 +198,8 @@ export async function startRpcServer(
         held.delete(ws);
       });
       process.nextTick(() => paused && sockets.has(ws) && hold(ws));
-      const path = (req.url ?? '/').split('?')[0];
-      if (extraUpgrade?.(path, ws)) return;
+      const [path, query = ''] = (req.url ?? '/').split('?', 2);
+      if (extraUpgrade?.(path, ws, new URLSearchParams(query))) return;
       serveSocket(dispatcher, ws, queue, limits.wsMaxBufferedBytes);
     });
   });
@@ -263,7 +265,9 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue,
     }
     if (out !== undefined) conn.send(out);
   };
-  ws.on('message', (data, isBinary) => queue.push(() => void answer(data, isBinary)));
+  ws.on('message', (data, isBinary) =>
+    queue.push(() => void answer(data, isBinary), (data as Buffer).length / 100_000),
+  );
   ws.on('close', () => {
     for (const off of conn.subscriptions.values()) off();
     conn.subscriptions.clear();

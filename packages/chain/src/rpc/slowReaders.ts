@@ -5,8 +5,11 @@
  */
 import type { WebSocket } from 'ws';
 
-/** Sends `text` on `ws`, or drops the connection if more than `maxBuffered` bytes already wait. */
-export function sendOrDrop(ws: WebSocket, text: string, maxBuffered: number): void {
+/**
+ * Sends `text` on `ws` (a Buffer goes as a binary frame), or drops the connection if more than
+ * `maxBuffered` bytes already wait.
+ */
+export function sendOrDrop(ws: WebSocket, text: string | Buffer, maxBuffered: number): void {
   if (ws.readyState !== ws.OPEN) return;
   if (ws.bufferedAmount > maxBuffered) {
     // A close frame would wait behind the same buffer: the socket goes at once.

@@ -125,6 +125,19 @@ export class FlatStateReader implements StateReader {
     return c;
   }
 
+  /**
+   * Forgets every cached entry and loads again: the latest state was rewritten under it
+   * (evm_revert, anvil_reset). Reads that started before see a version change and read again.
+   */
+  async forget(): Promise<void> {
+    this.version++;
+    this.accounts.clear();
+    this.slots.clear();
+    this.codes.clear();
+    this.preloadedAccounts = this.preloadedSlots = false;
+    await this.preload();
+  }
+
   /** Keeps the cache equal to the database after a seal wrote a state diff. */
   applySealed(diff: {
     accounts: Iterable<{ address: Uint8Array; account: Account | null }>;

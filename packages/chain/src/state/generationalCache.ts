@@ -50,6 +50,13 @@ export class GenerationalCache<V> {
     this.old.delete(k);
   }
 
+  /** Drops everything (the state under the cache was rewritten: evm_revert, anvil_reset). */
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+    this.evicted = false;
+  }
+
   /** Drops every entry whose key starts with `prefix` (an account's storage was cleared). */
   deletePrefix(prefix: string): void {
     for (const m of [this.young, this.old]) for (const k of m.keys()) if (k.startsWith(prefix)) m.delete(k);

@@ -46,6 +46,17 @@ export class BlockReader {
     return b;
   }
 
+  /** Forgets cached blocks and reads the head again: the chain was rewound (evm_revert, anvil_reset). */
+  async forget(): Promise<Block | undefined> {
+    this.blocks.clear();
+    this.blockTxs = 0;
+    this.receipts.clear();
+    this.receiptCount = 0;
+    this.numbers.clear();
+    this.sizes.clear();
+    return this.loadHead();
+  }
+
   /** Called after a seal made `block` the head (the database already has it). */
   setHead(block: Block, size?: number): void {
     this.head = block;

@@ -14,7 +14,9 @@
  * chain view in node.ts.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { AbstractLevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
 import { concat, u64 } from '../primitives/hex.js';
 import { keys } from './keys.js';
 
@@ -67,7 +69,8 @@ const TABLE_FILE_SIZE = 1 << 20;
  * at 1,000 transfers/s found the main thread inside getMany's synchronous part for 9 s, 330
  * calls over 5 ms, the longest 83 ms: flashblocks waited behind LevelDB's housekeeping.
  */
-type ReadView = ReturnType<ClassicLevel<Bytes, Bytes>['snapshot']>;
+type Db = AbstractLevel<any, Bytes, Bytes>;
+type ReadView = ReturnType<Db['snapshot']>;
 
 /** Operations added to a block's batch between two turns of the event loop. */
 const BATCH_SLICE = 1024;
@@ -85,8 +88,15 @@ export class ChainStore {
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
 
-  private constructor(private readonly db: ClassicLevel<Bytes, Bytes>) {
+  private constructor(private readonly db: Db) {
     this.view = db.snapshot();
+  }
+
+  /** A store in memory only (`--ephemeral`, as Anvil's default): gone when the node stops. */
+  static async openInMemory(): Promise<ChainStore> {
+    const db = new MemoryLevel<Bytes, Bytes>({ keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    return new ChainStore(db as unknown as Db);
   }
 
   static async open(dir: string): Promise<ChainStore> {
@@ -104,7 +114,7 @@ export class ChainStore {
         throw new Error(`the chain database ${dir} is in use by another process (is a node running on it?)`);
       throw e;
     }
-    return new ChainStore(db);
+    return new ChainStore(db as unknown as Db);
   }
 
   /** Waits for the queued batches, then closes the database. */
@@ -199,6 +209,31 @@ export class ChainStore {
   async storageKeys(address: Bytes): Promise<Bytes[]> {
     const prefix = keys.storagePrefix(address);
     const end = concat(prefix, new Uint8Array(33).fill(0xff));
+    const out: Bytes[] = [];
+    for await (const k of this.db.keys({ gte: prefix, lt: end })) out.push(k);
+    return out;
+  }
+
+  /**
+   * One atomic, synced batch of arbitrary operations, after every queued block is on disk: the
+   * dev methods that rewrite history (evm_revert drops blocks and restores the flat state).
+   */
+  async rewrite(ops: { key: Bytes; value?: Bytes }[]): Promise<void> {
+    await this.flushed();
+    const batch = this.db.batch();
+    for (let i = 0; i < ops.length; i++) {
+      if (i % BATCH_SLICE === 0) await nextTurn();
+      const { key, value } = ops[i];
+      if (value) batch.put(key, value);
+      else batch.del(key);
+    }
+    await batch.write({ sync: true } as never);
+    this.renewView();
+  }
+
+  /** Every key starting with `prefix` (one byte: a kind of entry, see keys.ts). */
+  async keysWithPrefix(prefix: Bytes): Promise<Bytes[]> {
+    const end = concat(prefix, new Uint8Array(80).fill(0xff));
     const out: Bytes[] = [];
     for await (const k of this.db.keys({ gte: prefix, lt: end })) out.push(k);
     return out;

@@ -301,7 +301,12 @@ export interface RecoveryCrypto {
   ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array;
   /** The same recovery off the event loop (the node's worker thread); `ecrecover` when absent. */
   recovery?: SenderRecovery;
+  /** See TxPoolConfig.impersonated. */
+  impersonated?: (address: Hex) => boolean;
 }
+
+/** The `s` of an impersonated sender's transaction; its `r` is the sender's address. */
+export const IMPERSONATED_S = 1n;
 
 /**
  * geth's Sender step: chain id, signature values (EIP-2 low s), then recovery over the signing
@@ -319,6 +324,11 @@ export async function recoverSender(
     throw poolError('invalidChainId', `have ${decoded.chainId} want ${chainId}`);
   }
   const parity = type !== 0 ? v : decoded.chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
+  // A dev node's impersonated sender (anvil_impersonateAccount) signs nothing: r names it.
+  if (crypto.impersonated && s === IMPERSONATED_S && r > 0n && r < 1n << 160n) {
+    const address = `0x${r.toString(16).padStart(40, '0')}` as Hex;
+    if (crypto.impersonated(address)) return address;
+  }
   if ((parity !== 0n && parity !== 1n) || r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_HALF_N) {
     throw poolError('invalidSender', 'invalid transaction v, r, s values');
   }

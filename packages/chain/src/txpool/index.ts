@@ -4,6 +4,7 @@
  */
 export { createTxPool, TX_POOL_DEFAULTS } from './pool.js';
 export { TxPoolError } from './types.js';
+export { IMPERSONATED_S } from './decode.js';
 export type {
   Hex,
   PoolStateReader,

@@ -194,6 +194,8 @@ export interface AttachedJournal {
   dropped: number;
   /** Stops journaling: a last rotation, then the file is closed. */
   stop(): Promise<void>;
+  /** Rewrites the file with exactly what the pool holds now (after transactions were dropped). */
+  rotate(): Promise<void>;
 }
 
 /**
@@ -238,6 +240,7 @@ export async function attachJournal(
   return {
     loaded,
     dropped,
+    rotate: () => journal.rotate(snapshot()),
     async stop() {
       if (timer) clearInterval(timer);
       unsubscribe();

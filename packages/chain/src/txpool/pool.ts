@@ -197,6 +197,7 @@ class LegacyPool implements TxPool {
       keccak256: custom.keccak256 ?? keccak_256,
       ecrecover: custom.ecrecover ?? ecrecover,
       recovery: config.recovery,
+      impersonated: config.impersonated,
     };
     this.chainId = config.common.chainId();
     this.floorDataGas = config.common.isActivatedEIP(7623);

@@ -64,6 +64,12 @@ export interface TxPoolConfig {
    * is checked only against the EIP-4844 minimum, 1 wei (as geth's pool does).
    */
   blobBaseFee?(): bigint;
+  /**
+   * Dev nodes: senders that send without a key (anvil_impersonateAccount). Their transactions
+   * carry s = 1 and r = the sender's address instead of a signature, and are taken as theirs
+   * while this says yes. Absent: every transaction must be signed.
+   */
+  impersonated?: (address: Hex) => boolean;
   /** Minimum tip (geth --txpool.pricelimit, default 1 wei). */
   priceLimit?: bigint;
   /** Replacement bump in percent (default 10). */

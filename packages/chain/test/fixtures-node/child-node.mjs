@@ -29,8 +29,18 @@ if (process.env.WHARF_TEST_JOURNAL_FULL) {
   syncBuiltinESMExports();
 }
 
+// WHARF_TEST_LIMITS='{"httpRequestTimeoutMs":2000}': RPC limits other than the defaults.
+const limits = { ...defaultChainNodeOptions.limits, ...JSON.parse(process.env.WHARF_TEST_LIMITS ?? '{}') };
+
+// WHARF_TEST_LOG=warn: the node's log (late flashblocks, failures) on stderr.
+const logger = process.env.WHARF_TEST_LOG
+  ? (await import('pino')).default({ level: process.env.WHARF_TEST_LOG }, process.stderr)
+  : undefined;
+
 const node = await startChainNode({
   ...defaultChainNodeOptions,
+  logger,
+  limits,
   host: '127.0.0.1',
   port: 0,
   dataDir: process.argv[2],

@@ -4,6 +4,7 @@ import { toChecksumAddress } from '../checksum.js';
 import { type ChainFlags, startChain } from '../compose.js';
 import { createLogger, type LogFlags } from '../logger.js';
 import { progressBar } from '../progress.js';
+import { parseUrl } from '../flags.js';
 import { shutdownOnSignal } from '../shutdown.js';
 import { addChainOptions, addDataDirOption, addHostOption, addLogOptions } from './options.js';
 
@@ -26,6 +27,33 @@ export function registerChainCommands(program: Command): void {
     for (const [i, a] of node.accounts.entries())
       process.stdout.write(`(${i}) ${toChecksumAddress(a.address)} ${a.privateKey}\n`);
     start.setOptionValue('__exitCode', await shutdown.done);
+  });
+
+  const follow = chain
+    .command('follow')
+    .description(
+      'run a follower of a sequencer: imports its sealed blocks (validated), answers reads, forwards transactions',
+    )
+    .requiredOption(
+      '--sequencer <url>',
+      "the sequencer's JSON-RPC URL (http://host:8545)",
+      parseUrl(['http:', 'https:']),
+    );
+  addHostOption(follow);
+  addDataDirOption(follow);
+  // The chain's own parameters (chain id, gas limit, base fee, block times) come from the
+  // sequencer; the dev flags (--accounts, --mnemonic, --balance) or --genesis must be its own.
+  addChainOptions(follow, '--port');
+  addLogOptions(follow);
+  follow.action(async (opts: ChainFlags & LogFlags) => {
+    const logger = createLogger(opts);
+    const shutdown = shutdownOnSignal(logger);
+    const node = await startChain(opts, logger);
+    shutdown.add(() => node.close());
+    process.stdout.write(
+      `Follower    ${node.url}   ${node.wsUrl}   chain id ${node.chainId}   sequencer ${opts.sequencer}\n`,
+    );
+    follow.setOptionValue('__exitCode', await shutdown.done);
   });
 
   const imp = chain

@@ -117,6 +117,32 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       new Option('--genesis <file>', 'start from a geth genesis.json instead of the dev genesis').env(
         'WHARF_GENESIS',
       ),
+    )
+    .addOption(
+      new Option(
+        '--no-dev-methods',
+        'turn off the test methods (anvil_*, hardhat_*, evm_*, impersonation): any client may rewrite state with them',
+      ).env('WHARF_NO_DEV_METHODS'),
+    )
+    .addOption(
+      new Option('--ephemeral', 'keep the chain in memory only, as Anvil does (nothing in --data-dir)').env(
+        'WHARF_EPHEMERAL',
+      ),
+    )
+    .addOption(
+      new Option('--load-state <file>', "load an Anvil state file at start (Anvil's JSON)").env(
+        'WHARF_LOAD_STATE',
+      ),
+    )
+    .addOption(
+      new Option('--dump-state <file>', "write the state to this file on exit (Anvil's JSON)").env(
+        'WHARF_DUMP_STATE',
+      ),
+    )
+    .addOption(
+      new Option('--state <file>', 'both: load the file at start if it exists, write it on exit').env(
+        'WHARF_STATE',
+      ),
     );
 }
 

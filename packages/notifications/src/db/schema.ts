@@ -13,6 +13,8 @@ export interface ProjectsTable {
   created_at: number;
   /** Set when the project is deleted; its keys then answer 404. */
   deleted_at: number | null;
+  /** The app's icon (https, or http on localhost), shown in the platform app; null: none. */
+  icon_url: string | null;
 }
 
 export interface ApiKeysTable {

@@ -9,7 +9,15 @@ import { ServiceError } from '../errors.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
 import { registerWebhookRoutes } from './webhookRoutes.js';
-import { AppUrls, CreatedProject, Ok, ProjectInfo, RevokedKeys, RotatedKey } from './schemas.js';
+import {
+  AppUrls,
+  CreatedProject,
+  Ok,
+  ProjectChanges,
+  ProjectInfo,
+  RevokedKeys,
+  RotatedKey,
+} from './schemas.js';
 import { Type } from '@sinclair/typebox';
 
 export interface AdminRoutesOptions {
@@ -195,6 +203,22 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       }),
     },
     async (request) => admin.revokeKey((request.params as { projectId: string }).projectId),
+  );
+
+  app.patch(
+    `${base}/:projectId`,
+    {
+      schema: schema("Change the project's name and icon URL (what the platform app shows)", {
+        params: Params,
+        body: ProjectChanges,
+        response: { 200: ProjectInfo, ...errors },
+      }),
+    },
+    async (request) =>
+      admin.updateProject((request.params as { projectId: string }).projectId, {
+        name: field(request.body, 'name'),
+        iconUrl: field(request.body, 'icon_url'),
+      }),
   );
 
   registerWebhookRoutes(app, { base, tag: 'admin', security, admin });

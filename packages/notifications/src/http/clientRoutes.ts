@@ -171,7 +171,17 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
       ...signedIn,
       schema: schema('Registered apps', {
         response: {
-          200: Type.Object({ apps: Type.Array(Type.Object({ appUrl: Type.String(), name: Type.String() })) }),
+          200: Type.Object({
+            apps: Type.Array(
+              Type.Object({
+                appUrl: Type.String(),
+                name: Type.String({ description: "The project's name" }),
+                iconUrl: Type.Union([Type.String(), Type.Null()], {
+                  description: 'The project icon, if set',
+                }),
+              }),
+            ),
+          }),
         },
       }),
     },

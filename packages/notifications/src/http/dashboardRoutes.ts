@@ -41,6 +41,7 @@ import {
   AppUrls,
   CreatedProject,
   Ok,
+  ProjectChanges,
   ProjectInfo,
   RevokedKeys,
   RotatedKey,
@@ -315,6 +316,23 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
       ),
     },
     async (request) => ownProjectSend(deps, owner(request), projectId(request), request.body),
+  );
+
+  app.patch(
+    project,
+    {
+      ...signedIn,
+      schema: schema("Change one of your projects' name and icon URL (what the platform app shows)", {
+        params: Params,
+        body: ProjectChanges,
+        response: { 200: ProjectInfo, 400: err, ...managed },
+      }),
+    },
+    async (request) => {
+      await requireOwnProject(deps, owner(request), projectId(request));
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      return deps.admin.updateProject(projectId(request), { name: body.name, iconUrl: body.icon_url });
+    },
   );
 
   registerWebhookRoutes(app, {

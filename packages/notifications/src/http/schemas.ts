@@ -117,6 +117,18 @@ export const ProjectInfo = Type.Object({
   appUrls: Type.Array(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
   hasKey: Type.Boolean({ description: 'Whether the project has a live API key' }),
+  iconUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'Shown with the name in the platform app (inbox, catalog); null: none',
+  }),
+});
+
+export const ProjectChanges = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  icon_url: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'https, or http on localhost; null or empty removes it',
+    }),
+  ),
 });
 
 export const CreatedProject = Type.Object({

@@ -4,6 +4,7 @@ import type { Db } from '../database.js';
 export interface ProjectRow {
   id: string;
   name: string;
+  iconUrl: string | null;
   owner: string | null;
   whitelisted: boolean;
   createdAt: number;
@@ -52,6 +53,7 @@ export class ProjectsRepository {
           whitelisted: input.whitelisted ? 1 : 0,
           created_at: input.now,
           deleted_at: null,
+          icon_url: null,
         })
         .execute();
       await tx
@@ -130,16 +132,16 @@ export class ProjectsRepository {
   }
 
   /** Registered app URLs with their project names (the client app's catalog). */
-  async catalog(): Promise<Array<{ appUrl: string; name: string }>> {
+  async catalog(): Promise<Array<{ appUrl: string; name: string; iconUrl: string | null }>> {
     const rows = await this.db
       .selectFrom('app_urls as a')
       .innerJoin('projects as p', 'p.id', 'a.project_id')
-      .select(['a.app_url', 'p.name'])
+      .select(['a.app_url', 'p.name', 'p.icon_url'])
       .where('p.deleted_at', 'is', null)
       .orderBy('p.name')
       .orderBy('a.app_url')
       .execute();
-    return rows.map((r) => ({ appUrl: r.app_url, name: r.name }));
+    return rows.map((r) => ({ appUrl: r.app_url, name: r.name, iconUrl: r.icon_url }));
   }
 
   async appUrls(projectId: string): Promise<string[]> {
@@ -160,6 +162,21 @@ export class ProjectsRepository {
       .where('app_url', '=', appUrl)
       .executeTakeFirst();
     return row?.project_id;
+  }
+
+  /** Changes the name and/or the icon URL. False when the project does not exist. */
+  async update(projectId: string, changes: { name?: string; iconUrl?: string | null }): Promise<boolean> {
+    const set: { name?: string; icon_url?: string | null } = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.iconUrl !== undefined) set.icon_url = changes.iconUrl;
+    if (Object.keys(set).length === 0) return (await this.get(projectId)) !== undefined;
+    const result = await this.db
+      .updateTable('projects')
+      .set(set)
+      .where('id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async setWhitelisted(projectId: string, whitelisted: boolean): Promise<boolean> {
@@ -308,6 +325,7 @@ async function remember(db: Db, appUrl: string, projectId: string, now: number):
 function toProject(row: {
   id: string;
   name: string;
+  icon_url: string | null;
   owner: string | null;
   whitelisted: number;
   created_at: number;
@@ -315,6 +333,7 @@ function toProject(row: {
   return {
     id: row.id,
     name: row.name,
+    iconUrl: row.icon_url,
     owner: row.owner,
     whitelisted: row.whitelisted === 1,
     createdAt: row.created_at,
