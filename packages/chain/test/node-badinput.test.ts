@@ -123,10 +123,12 @@ describe('parameters', () => {
     expect(await rpc(node.url, 'eth_getBlockByNumber', ['0x100', false])).toBeNull();
     for (const tag of ['latest', 'pending', 'safe', 'finalized', 'earliest', '0x0'])
       expect(await rpc(node.url, 'eth_getBalance', [ADDR, tag])).toBe('0x21e19e0c9bab2400000');
+    // The block being built in Base's shape (design.md, "pending"): latest + 1 and the zero hash.
     const pending = await rpc(node.url, 'eth_getBlockByNumber', ['pending', false]);
-    expect(pending.number).toBeNull();
-    expect(pending.hash).toBeNull();
-    expect(pending.parentHash).toBe((await rpc(node.url, 'eth_getBlockByNumber', ['latest', false])).hash);
+    const latest = await rpc(node.url, 'eth_getBlockByNumber', ['latest', false]);
+    expect(BigInt(pending.number)).toBe(BigInt(latest.number) + 1n);
+    expect(pending.hash).toBe(`0x${'0'.repeat(64)}`);
+    expect(pending.parentHash).toBe(latest.hash);
   });
 
   it('refuses random bytes as a raw transaction with -32000 or -32602, never -32603', async () => {
