@@ -39,6 +39,8 @@ export const errorCodes = {
   REQUEST_TIMEOUT: { status: 408, error: 'Request Timeout' },
   /** 431: the request's headers are larger than the server accepts. */
   HEADERS_TOO_LARGE: { status: 431, error: 'Request Header Fields Too Large' },
+  /** 414: a path parameter (a project id) is longer than any the service issues. */
+  URI_TOO_LONG: { status: 414, error: 'URI Too Long' },
   /** 400: the bytes on the connection are not an HTTP request the server can parse. */
   MALFORMED_REQUEST: { status: 400, error: 'Bad Request' },
   /** 500: the preferences store (pins and opt-ins) failed (user status endpoint). */

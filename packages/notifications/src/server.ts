@@ -36,7 +36,8 @@ import { createUlidGenerator } from './domain/ulid.js';
 import { ServiceError } from './errors.js';
 import { adminRoutes } from './http/adminRoutes.js';
 import { registerApiDocs } from './http/apiDocs.js';
-import { clientErrorHandler } from './http/clientErrors.js';
+import { clientErrorHandler, frameworkErrorHandler } from './http/clientErrors.js';
+import { installAppSecurityHeaders } from './http/securityHeaders.js';
 import { fastifyTrustProxy } from './http/trustProxy.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
@@ -140,6 +141,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
     },
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler as never,
   });
   // The origins SIWE messages may name: the configured one, else this server's loopback origins
   // (its port is known once it listens).
@@ -374,6 +376,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   const apiNotFound = (method: string, url: string) =>
     new ServiceError('NOT_FOUND', `no route ${method} ${url.split('?')[0]}`);
   if (options.webRoot && fs.existsSync(path.join(options.webRoot, 'index.html'))) {
+    installAppSecurityHeaders(app);
     await app.register(fastifyStatic, { root: path.resolve(options.webRoot), wildcard: false });
     // Client-side routes (/dashboard/..., /apps/...) load the single page; API paths stay 404.
     app.setNotFoundHandler((request, reply) => {

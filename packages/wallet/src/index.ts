@@ -4,6 +4,7 @@
  * persistence. Runs in Node and in the browser; the browser-side bridge is '@wharf/wallet/bridge'.
  */
 export { createWallet, createWalletProvider, DEFAULT_ORIGIN } from './wallet.js';
+export { siweDomainOf } from './siweDomain.js';
 export type {
   ChainInput,
   KeystoreInput,

@@ -35,6 +35,7 @@ import {
   toPermission,
 } from './permissions.js';
 import { signPersonalMessage, signTypedDataV4 } from './signing.js';
+import { checkSiweDomain } from './siweDomain.js';
 import { memoryStorage, type WalletStorage } from './storage/storage.js';
 import { prepareTransaction, transactionToHex } from './transactions/prepareTransaction.js';
 
@@ -479,6 +480,8 @@ export function createWallet(options: WalletOptions = {}): Wallet {
         throw walletErrors.invalidParams(`Expected a string message. Received:\n${message}`);
       }
       const account = usableAccount(s, origin, address);
+      // Before the dialog: a person must never be asked to sign in to another site for this one.
+      checkSiweDomain(origin, message);
       await approvals.ask({ type: 'signMessage', origin, method, params, address: account.address, message });
       return signPersonalMessage(account, message);
     },

@@ -16,6 +16,7 @@ describe('public exports', () => {
       'encryptKeystore',
       'localStorageStorage',
       'memoryStorage',
+      'siweDomainOf',
       'toProviderRpcError',
       'validateAddEthereumChainParameter',
       'validateChainId',

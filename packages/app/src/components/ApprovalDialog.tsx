@@ -2,7 +2,7 @@
  * The wallet's approvals as dialogs: each names the site that asks (its origin) and what it asks,
  * in words, with the raw details a developer wants to check.
  */
-import type { ApprovalRequest } from '@wharf/wallet';
+import { type ApprovalRequest, siweDomainOf } from '@wharf/wallet';
 import { formatEther } from '../text/ether.js';
 import { answer, useCurrentApproval } from '../wallet/approvalQueue.js';
 import { Address } from './Address.js';
@@ -61,12 +61,15 @@ function describe(request: ApprovalRequest): { title: string; body: React.ReactN
           </dl>
         ),
       };
-    case 'signMessage':
+    case 'signMessage': {
+      // The wallet already refused a sign-in for any other site than the asking one.
+      const signsInTo = siweDomainOf(request.message);
       return {
-        title: 'Sign this message?',
-        confirm: 'Sign',
+        title: signsInTo ? `Sign in to ${signsInTo}?` : 'Sign this message?',
+        confirm: signsInTo ? 'Sign in' : 'Sign',
         body: <pre className="message-preview">{request.message}</pre>,
       };
+    }
     case 'signTypedData':
       return {
         title: 'Sign typed data?',
@@ -114,8 +117,11 @@ export function ApprovalDialog() {
       onCancel={() => answer(request, false)}
       actions={
         <>
-          <Button onClick={() => answer(request, false)}>Reject</Button>
-          <Button variant="primary" onClick={() => answer(request, true)} data-autofocus>
+          {/* Focus starts on Reject: an Enter meant for the page never approves. */}
+          <Button onClick={() => answer(request, false)} data-autofocus>
+            Reject
+          </Button>
+          <Button variant="primary" onClick={() => answer(request, true)}>
             {confirm}
           </Button>
         </>

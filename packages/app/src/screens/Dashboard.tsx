@@ -7,6 +7,7 @@ import { type FormEvent, useMemo, useState } from 'react';
 import { createDashboardApi } from '../api/dashboardApi.js';
 import { signOutOn401 } from '../api/http.js';
 import { type Session, setSession, useSession } from '../auth/session.js';
+import { signOut } from '../auth/signOut.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { Field } from '../components/Field.js';
@@ -117,7 +118,7 @@ function DashboardTopbar({ session }: { session?: Session }) {
             <button
               type="button"
               className="btn btn-ghost btn-sm"
-              onClick={() => setSession('dashboard', null)}
+              onClick={() => signOut('dashboard')}
               aria-label="Sign out"
             >
               <Icon name="logout" size={16} />

@@ -5,7 +5,8 @@
 import { useCallback, useMemo } from 'react';
 import { createClientApi } from '../api/clientApi.js';
 import { signOutOn401 } from '../api/http.js';
-import { setSession, useSession } from '../auth/session.js';
+import { useSession } from '../auth/session.js';
+import { signOut } from '../auth/signOut.js';
 import { Address } from '../components/Address.js';
 import { Icon, type IconName } from '../components/Icon.js';
 import { Link } from '../components/Link.js';
@@ -23,7 +24,7 @@ import { WalletScreen } from './WalletScreen.js';
 
 export function signOutPlatform(): void {
   closeWallet();
-  setSession('client', null);
+  signOut('client');
 }
 
 export function PlatformApp({ route }: { route: Route }) {

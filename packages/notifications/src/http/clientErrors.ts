@@ -32,3 +32,21 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   }
   socket.destroy();
 }
+
+/**
+ * Errors fastify's router raises before any route or error handler (a path parameter over its
+ * length, a URL that does not decode): answered in the service's body too.
+ */
+export function frameworkErrorHandler(
+  error: { code?: string },
+  _request: unknown,
+  reply: { code(status: number): { send(body: unknown): unknown } },
+): void {
+  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : 'MALFORMED_REQUEST';
+  const { status, error: label } = errorCodes[code];
+  const message =
+    code === 'URI_TOO_LONG'
+      ? 'a path parameter of the URL is too long'
+      : 'the URL of the request is not valid';
+  reply.code(status).send({ success: false, error: label, message });
+}
