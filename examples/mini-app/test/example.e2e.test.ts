@@ -159,7 +159,9 @@ describe.skipIf(!canRun)('the example mini app inside the platform app', () => {
       [wharf.rpcUrl!, new URL(wharf.url).origin] as const,
     );
     const page = await context.newPage();
-    await page.goto('/');
+    // The platform's pages carry their Content-Security-Policy: the example must work under it.
+    const csp = (await page.goto('/'))?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain('frame-src http: https:');
     await page.getByTestId('sign-in-dev-0').click();
     await page.getByRole('heading', { name: 'My apps' }).waitFor();
 
