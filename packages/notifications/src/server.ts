@@ -407,7 +407,14 @@ function definedLimits(options: PlatformServerOptions): Partial<typeof platformL
 /** Builds the platform app and listens on `host:port`. */
 export async function startPlatformServer(options: PlatformServerOptions): Promise<PlatformServer> {
   const app = await buildPlatformApp(options);
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    // The app already runs its outbox relay, sweeps and database pool: close them, or a failed
+    // start (a port in use) leaves a process that never exits.
+    await app.close().catch(() => {});
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
