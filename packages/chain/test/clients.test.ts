@@ -73,10 +73,7 @@ describe('ethers v6', () => {
     expect(pending!.parentHash).toBe((await provider.getBlock(pending!.number - 1))!.hash);
   });
 
-  // Skipped 2026-11-27: the receipt hold of decision 0121 answers 0 ms on main after the last merges
-  // (InclusionWatch.receiptHoldMs sees no recent flashblocks), so ethers' first receipt read gets null
-  // and tx.wait() waits for the seal. Issue 31 stays open until this passes again.
-  it.skip('sendTransaction then tx.wait() resolves at the pre-confirmation; receipts before and after the seal', async () => {
+  it('sendTransaction then tx.wait() resolves at the pre-confirmation; receipts before and after the seal', async () => {
     const wallet = new Wallet(node.accounts[0].privateKey, provider);
     const latest = await afterSeal();
     const tx = await wallet.sendTransaction({ to: TO, value: 7n });
@@ -105,10 +102,7 @@ describe('ethers v6', () => {
     });
   });
 
-  // Skipped 2026-11-27: the receipt hold of decision 0121 answers 0 ms on main after the last merges
-  // (InclusionWatch.receiptHoldMs sees no recent flashblocks), so ethers' first receipt read gets null
-  // and tx.wait() waits for the seal. Issue 31 stays open until this passes again.
-  it.skip('deploys a contract, calls it at pending and latest, and queries its events', async () => {
+  it('deploys a contract, calls it at pending and latest, and queries its events', async () => {
     const wallet = new Wallet(node.accounts[1].privateKey, provider);
     const factory = new ContractFactory(abi, bytecode, wallet);
     const deployed = await factory.deploy();
@@ -223,10 +217,7 @@ describe('viem', () => {
     expect(seen[1].parentHash).toBe(parent.hash);
   });
 
-  // Skipped 2026-11-27: the receipt hold of decision 0121 answers 0 ms on main after the last merges
-  // (InclusionWatch.receiptHoldMs sees no recent flashblocks), so ethers' first receipt read gets null
-  // and tx.wait() waits for the seal. Issue 31 stays open until this passes again.
-  it.skip('a chain with experimental_preconfirmationTime: 200 reads at pending, and waitForTransactionReceipt returns within 400 ms', async () => {
+  it('a chain with experimental_preconfirmationTime: 200 reads at pending, and waitForTransactionReceipt returns within 400 ms', async () => {
     const { pub, wallet } = clients(5, preconf);
     await afterSeal();
     const fresh = privateKeyToAccount(`0x${'5'.repeat(64)}`).address;

@@ -222,10 +222,7 @@ describe('pre-confirmed receipts (2 s blocks, 200 ms flashblocks)', () => {
     expect(confirmed.transactionIndex).toBe(preconfirmed.transactionIndex);
   });
 
-  // Skipped 2026-11-27: the receipt hold of decision 0121 answers 0 ms on main after the last merges
-  // (InclusionWatch.receiptHoldMs sees no recent flashblocks), so ethers' first receipt read gets null
-  // and tx.wait() waits for the seal. Issue 31 stays open until this passes again.
-  it.skip('ethers v6 takes a pre-confirmed receipt: tx.wait() resolves before the seal', async () => {
+  it('ethers v6 takes a pre-confirmed receipt: tx.wait() resolves before the seal', async () => {
     const provider = new JsonRpcProvider(node.url, undefined, {
       staticNetwork: true,
       pollingInterval: 50,

@@ -36,7 +36,7 @@ function indexOf(s: PendingSnapshot, hash: string): number | undefined {
 
 export class InclusionWatch {
   private next?: { promise: Promise<Event>; resolve: (e: Event) => void };
-  /** When the last two flashblocks or seals happened (Date.now()), newest last. */
+  /** When the last four flashblocks or seals happened (Date.now()), newest last. */
   private readonly shown: number[] = [];
 
   constructor(producer: Pick<BlockProducer, 'onFlashblock' | 'onSealed'>) {
@@ -46,7 +46,7 @@ export class InclusionWatch {
 
   private event(kind: Event): void {
     this.shown.push(Date.now());
-    if (this.shown.length > 2) this.shown.shift();
+    if (this.shown.length > 4) this.shown.shift();
     const n = this.next;
     this.next = undefined;
     n?.resolve(kind);
@@ -73,8 +73,12 @@ export class InclusionWatch {
    */
   receiptHoldMs(now = Date.now()): number {
     if (this.shown.length < 2) return 0;
-    const interval = this.shown[1] - this.shown[0];
-    if (interval <= 0 || now - this.shown[1] > 2 * interval) return 0;
+    // The widest recent gap is the pace: a seal, the block's last flashblock and the next block's
+    // first one come milliseconds apart, and reading the pace off them made the hold ~0.
+    let interval = 0;
+    for (let i = 1; i < this.shown.length; i++)
+      interval = Math.max(interval, this.shown[i] - this.shown[i - 1]);
+    if (interval <= 0 || now - this.shown[this.shown.length - 1] > 2 * interval) return 0;
     return Math.min(4 * interval + 20, MAX_RECEIPT_HOLD_MS);
   }
 
