@@ -8,11 +8,11 @@
 /** Which workspace packages each package may import (besides itself). */
 const packageDeps = {
   chain: [],
-  notifications: [],
+  platform: [],
   wallet: [],
   sdk: [],
   app: ['wallet', 'sdk'],
-  cli: ['chain', 'notifications', 'app'],
+  cli: ['chain', 'platform', 'app'],
 };
 /** A path inside packages/<name>, or the package by name (@wharf/<name>; the cli is `wharf`). */
 const pkg = (name) =>

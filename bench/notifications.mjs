@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openAdmin, startPlatformServer } from '@wharf/notifications';
+import { openAdmin, startPlatformServer } from '@wharf/platform';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { getAddress } from 'viem';

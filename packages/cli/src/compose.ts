@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChainNode } from '@wharf/chain';
-import type { PlatformServer } from '@wharf/notifications';
-import type { TrustProxy } from '@wharf/notifications/settings';
+import type { PlatformServer } from '@wharf/platform';
+import type { TrustProxy } from '@wharf/platform/settings';
 import type { Logger } from 'pino';
 import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
@@ -141,7 +141,7 @@ export async function startPlatform(
     },
     `opening the notifications store (${flags.databaseUrl ? 'PostgreSQL' : 'SQLite'})`,
   );
-  const { startPlatformServer } = await import('@wharf/notifications');
+  const { startPlatformServer } = await import('@wharf/platform');
   const server = await startPlatformServer({
     host: flags.host,
     port: flags.port,

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { buildPlatformApp } from '@wharf/notifications';
+import { buildPlatformApp } from '@wharf/platform';
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

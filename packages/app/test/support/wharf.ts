@@ -1,6 +1,6 @@
 /**
  * Starts the real platform for browser tests: the built CLI's `wharf up` on free ports in a
- * temporary data directory (the app may not import @wharf/notifications, and a real process is
+ * temporary data directory (the app may not import @wharf/platform, and a real process is
  * what people run). Parses the banner for the URLs and the admin token; stops with SIGINT.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';

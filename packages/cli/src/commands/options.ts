@@ -1,9 +1,5 @@
 /** Option builders shared by `up`, `chain start` and `serve`, so the three agree on names, env vars and defaults. */
-import {
-  parsePublicUrl,
-  parseTrustProxy,
-  platformLimitDefaults as limits,
-} from '@wharf/notifications/settings';
+import { parsePublicUrl, parseTrustProxy, platformLimitDefaults as limits } from '@wharf/platform/settings';
 import { type Command, Option } from 'commander';
 import {
   asFlagParser,

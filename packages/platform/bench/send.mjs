@@ -2,13 +2,13 @@
 // page of 500, and the same rows written by a bare batched insert (the physical reference). The
 // client runs in the same process. Memory: see rss.mjs. Needs a build (`npx tsc -b tsconfig.build.json`).
 //
-//   node packages/notifications/bench/send.mjs                  # SQLite
-//   WHARF_BENCH_POSTGRES_URL=postgres://... node packages/notifications/bench/send.mjs
+//   node packages/platform/bench/send.mjs                  # SQLite
+//   WHARF_BENCH_POSTGRES_URL=postgres://... node packages/platform/bench/send.mjs
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildPlatformApp, defaultPlatformServerOptions } from '@wharf/notifications';
+import { buildPlatformApp, defaultPlatformServerOptions } from '@wharf/platform';
 import { getAddress } from 'viem';
 
 const postgresUrl = process.env.WHARF_BENCH_POSTGRES_URL;

@@ -1,5 +1,5 @@
 /**
- * @wharf/notifications — the platform server: the developer REST API of the notifications
+ * @wharf/platform — the platform server: the developer REST API of the notifications
  * service, the admin API, the client API of the platform app, live delivery, the web app's files
  * and /healthz.
  */

@@ -1,14 +1,14 @@
 // Live delivery (issue 7): N connected SSE clients (default 1,000), one send to all of them;
 // p50/p99 from the send request to receipt at each client. Server in its own process (SQLite).
 //
-//   node packages/notifications/bench/sse.mjs [N]
+//   node packages/platform/bench/sse.mjs [N]
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultPlatformServerOptions, openAdmin, startPlatformServer } from '@wharf/notifications';
+import { defaultPlatformServerOptions, openAdmin, startPlatformServer } from '@wharf/platform';
 import { getAddress } from 'viem';
 
 if (process.argv[2] === 'server') {

@@ -1,13 +1,13 @@
 // Memory of the platform server (SQLite) in its own process: RSS idle, then after every 2,500 of
 // 10,000 sends (10 enabled recipients each), with the heap after a forced GC.
 //
-//   node packages/notifications/bench/rss.mjs
+//   node packages/platform/bench/rss.mjs
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultPlatformServerOptions, startPlatformServer } from '@wharf/notifications';
+import { defaultPlatformServerOptions, startPlatformServer } from '@wharf/platform';
 import { getAddress } from 'viem';
 
 if (process.argv[2] === 'server') {
@@ -44,7 +44,7 @@ if (process.argv[2] === 'server') {
   console.log(`idle: rss ${mb(first.rss)} MB, heap ${mb(first.heap)} MB`);
   const appUrl = 'https://rss.example';
   // The project through openAdmin (the CLI's path), the pins straight into the store.
-  const { openAdmin } = await import('@wharf/notifications');
+  const { openAdmin } = await import('@wharf/platform');
   const admin = await openAdmin({ dataDir });
   const { apiKey } = await admin.createProject({ name: 'rss', appUrl, whitelisted: true });
   await admin.close();
