@@ -13,9 +13,9 @@
  * All mutation happens synchronously after the last await of an operation, so concurrent
  * add() calls interleave only at their state reads.
  *
- * One file (over 400 lines) because the per-account lists, the two heaps and the slot counts are
- * one structure whose counts must agree after every operation; pricing is replacement.ts, the
- * pooled transaction pooledTransaction.ts, the checks validation.ts.
+ * One file (over 400 lines): every operation mutates the same per-account lists, hash index and
+ * price heaps, whose invariants hold only together (the rules: validation.ts, replacement.ts; the
+ * pooled transaction: pooledTransaction.ts).
  */
 import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
