@@ -12,6 +12,9 @@
  *
  * All mutation happens synchronously after the last await of an operation, so concurrent
  * add() calls interleave only at their state reads.
+ *
+ * One file (over 400 lines): every operation mutates the same per-account lists, hash index and
+ * price heaps, whose invariants hold only together (the rules: validation.ts, replacement.ts).
  */
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
