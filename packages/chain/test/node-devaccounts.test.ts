@@ -44,3 +44,33 @@ describe('dev accounts', () => {
     ).rejects.toMatchObject({ code: -32000 });
   });
 });
+
+describe('dev accounts from the mnemonic', () => {
+  it("are Anvil's and Hardhat's for the default mnemonic", () => {
+    expect(node.accounts[0].address.toLowerCase()).toBe('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+    expect(node.accounts[0].privateKey).toBe(
+      '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+    );
+    expect(node.accounts[9].address.toLowerCase()).toBe('0xa0ee7a142d267c1f36714e4a8f75612f20a79720');
+  });
+
+  it('refuse to start with a mistyped word, naming the mnemonic as invalid and the word', async () => {
+    await expect(
+      startTestNode({ mnemonic: 'test test test test test test test test test test test junkk' }),
+    ).rejects.toThrow(
+      'the mnemonic is not a valid BIP-39 mnemonic: word 12 ("junkk") is not in the English word list',
+    );
+  });
+
+  it('refuse to start when the words are all real but the checksum fails', async () => {
+    await expect(
+      startTestNode({ mnemonic: 'test test test test test test test test test test test test' }),
+    ).rejects.toThrow('the mnemonic is not a valid BIP-39 mnemonic: its checksum does not match');
+  });
+
+  it('refuse a mnemonic of the wrong length', async () => {
+    await expect(startTestNode({ mnemonic: 'test junk' })).rejects.toThrow(
+      'the mnemonic is not a valid BIP-39 mnemonic: it has 2 words, want 12, 15, 18, 21 or 24',
+    );
+  });
+});

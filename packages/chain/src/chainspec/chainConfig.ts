@@ -12,7 +12,7 @@ import {
 } from '@ethereumjs/common';
 import { hexToBytes } from '../primitives/hex.js';
 import { createCustomCrypto, loadKzg } from './customCrypto.js';
-import { deriveDevAccounts, type DerivedAccount } from './devAccounts.js';
+import { deriveDevAccounts, type DerivedAccount } from './mnemonicAccounts.js';
 import { withStickyParams } from './stickyParams.js';
 import { withTolerantForks } from './tolerantForks.js';
 
