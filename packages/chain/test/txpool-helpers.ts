@@ -6,7 +6,8 @@
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { type Hex, hexToBytes } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { nativeEcrecover, type PoolStateReader } from '../src/txpool/index.js';
+import { nativeEcrecover } from '../src/crypto/ecrecover.js';
+import type { PoolStateReader } from '../src/txpool/index.js';
 
 export const CHAIN_ID = 31337;
 export const ETHER = 10n ** 18n;

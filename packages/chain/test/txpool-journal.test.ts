@@ -1,6 +1,6 @@
 /**
  * The pool survives a restart through its journal (reloaded and re-validated), and the
- * txpool_* RPC shapes built from its views.
+ * txpool_* RPC methods (rpc/txpool.ts) answer geth's shapes from its views.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,18 +9,17 @@ import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { getAddress, type Hex, hexToBytes, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { nativeEcrecover } from '../src/crypto/ecrecover.js';
+import type { RpcContext } from '../src/rpc/context.js';
+import { Params } from '../src/rpc/params.js';
+import { txpoolMethods } from '../src/rpc/txpool.js';
 import {
-  attachJournal,
   APPEND_BATCH_MS,
+  attachJournal,
   createFileTxJournal,
   createTxPool,
-  nativeEcrecover,
   type PoolStateReader,
   type TxPool,
-  txpoolContent,
-  txpoolContentFrom,
-  txpoolInspect,
-  txpoolStatus,
 } from '../src/txpool/index.js';
 
 const CHAIN_ID = 31337;
@@ -142,24 +141,35 @@ describe('journal', () => {
 });
 
 describe('txpool_* shapes', () => {
+  /** Runs the txpool_* method `name` (rpc/txpool.ts) over `pool`. */
+  const call = (pool: TxPool, name: string, params: unknown[] = []) => {
+    const m = txpoolMethods[name];
+    return m.run(new Params(params, m.params), { pool } as unknown as RpcContext) as any;
+  };
+
   test('status, content, contentFrom and inspect as geth', async () => {
     const pool = newPool();
     const a0 = await pool.add(await tx(alice, 0, { value: 7n }));
-    await pool.add(await tx(alice, 1, { to: null }));
+    const a1 = await pool.add(await tx(alice, 1, { to: null }));
     const b3 = await pool.add(await tx(bob, 3));
-    expect(txpoolStatus(pool)).toEqual({ pending: '0x2', queued: '0x1' });
+    expect(call(pool, 'txpool_status')).toEqual({ pending: '0x2', queued: '0x1' });
 
-    const content = txpoolContent(pool, (t) => t.hash);
-    expect(content).toEqual({
-      pending: { [alice.address]: { '0': a0.hash, '1': expect.any(String) } },
-      queued: { [bob.address]: { '3': b3.hash } },
-    });
-    expect(txpoolContentFrom(pool, bob.address.toLowerCase() as Hex, (t) => t.nonce)).toEqual({
-      pending: {},
-      queued: { '3': 3n },
-    });
+    const content = call(pool, 'txpool_content');
+    expect(Object.keys(content.pending)).toEqual([alice.address]);
+    expect(Object.keys(content.pending[alice.address])).toEqual(['0', '1']);
+    expect(content.pending[alice.address]['0'].hash).toBe(a0.hash);
+    expect(content.pending[alice.address]['1'].hash).toBe(a1.hash);
+    expect(content.pending[alice.address]['0'].blockHash).toBeNull();
+    expect(Object.keys(content.queued)).toEqual([bob.address]);
+    expect(content.queued[bob.address]['3'].hash).toBe(b3.hash);
+
+    const from = call(pool, 'txpool_contentFrom', [bob.address.toLowerCase()]);
+    expect(from.pending).toEqual({});
+    expect(Object.keys(from.queued)).toEqual(['3']);
+    expect(from.queued['3'].nonce).toBe('0x3');
+
     const checksummedRecipient = getAddress(RECIPIENT);
-    expect(txpoolInspect(pool)).toEqual({
+    expect(call(pool, 'txpool_inspect')).toEqual({
       pending: {
         [alice.address]: {
           '0': `${checksummedRecipient}: 7 wei + 21000 gas × 100000000000 wei`,

@@ -12,7 +12,8 @@ import { hexToBytes, keccak256, serializeTransaction, toHex } from 'viem';
 import { sign } from 'viem/accounts';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createTxPool, nativeEcrecover, RecoveryThread, TxPoolError } from '../src/txpool/index.js';
+import { nativeEcrecover } from '../src/crypto/ecrecover.js';
+import { createTxPool, RecoveryThread, TxPoolError } from '../src/txpool/index.js';
 import { common, ETHER, eip1559, eip1559Fields, FakeState, keyOf, signer } from './txpool-helpers.js';
 
 interface Signed {

@@ -45,7 +45,8 @@ function whyInvalid(words: string[]): string {
     return `${prefix}: it has ${words.length} words, want 12, 15, 18, 21 or 24`;
   const known = new Set(wordlist);
   const unknown = words.findIndex((w) => !known.has(w));
-  if (unknown >= 0) return `${prefix}: word ${unknown + 1} ("${words[unknown]}") is not in the English word list`;
+  if (unknown >= 0)
+    return `${prefix}: word ${unknown + 1} ("${words[unknown]}") is not in the English word list`;
   return `${prefix}: its checksum does not match (a word is mistyped or out of place)`;
 }
 

@@ -14,7 +14,6 @@ export type {
   TxPoolStatus,
 } from './types.js';
 export { TxPoolErrorMessage, type TxPoolErrorKind } from './errors.js';
-export { nativeEcrecover } from './nativeEcrecover.js';
 export { RecoveryThread, type SenderRecovery } from './recoveryThread.js';
 export { intrinsicGas, floorDataGas } from './intrinsicGas.js';
 export {
@@ -25,4 +24,3 @@ export {
   type JournalOptions,
   type TxJournal,
 } from './journal.js';
-export { inspectSummary, txpoolContent, txpoolContentFrom, txpoolInspect, txpoolStatus } from './rpcViews.js';

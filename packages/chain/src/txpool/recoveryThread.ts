@@ -20,7 +20,7 @@
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { nativeEcrecover } from './nativeEcrecover.js';
+import { nativeEcrecover } from '../crypto/ecrecover.js';
 
 /** Recovers a signer's 64-byte public key (no 0x04 prefix) from a signing hash and signature. */
 export interface SenderRecovery {

@@ -1,7 +1,9 @@
 /**
  * ecrecover on the native `secp256k1` binding (~8,600 recoveries/s on one core here, against
- * ~240/s for @noble/curves), shaped for `common.customCrypto.ecrecover` of @ethereumjs.
- * Returns the 64-byte uncompressed public key without its 0x04 prefix.
+ * ~240/s for @noble/curves), shaped for `common.customCrypto.ecrecover` of @ethereumjs (the same
+ * contract as @ethereumjs/util's ecrecover). Returns the 64-byte uncompressed public key without
+ * its 0x04 prefix. The node's one sender recovery: every Common (chainspec/customCrypto.ts), the
+ * pool's recovery thread (txpool/recoveryThread.ts).
  */
 import secp256k1 from 'secp256k1';
 
