@@ -26,7 +26,7 @@ import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
 import { debugMethods, traceMethods } from './rpc/debug.js';
-import { devAccountMethods } from './rpc/devAccounts.js';
+import { devAccountSigningMethods } from './rpc/devAccountSigning.js';
 import { Dispatcher } from './rpc/dispatch.js';
 import { ethMethods } from './rpc/eth.js';
 import { configMethods } from './rpc/ethConfig.js';
@@ -267,7 +267,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...configMethods,
       ...simulateMethods,
       ...filterMethods,
-      ...devAccountMethods,
+      ...devAccountSigningMethods,
       ...subscriptionMethods,
       ...txpoolMethods,
       ...debugMethods,

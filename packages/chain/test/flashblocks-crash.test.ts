@@ -12,7 +12,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEV_KEYS, killChildNodes, rpc, startChildNode, tempDir } from './node-helpers.js';
 
-const KEYS = DEV_KEYS;
 const KILLS = 20;
 
 const dirs: string[] = [];
@@ -25,7 +24,7 @@ describe('flashblocks durability under load', () => {
   it(`loses nothing pre-confirmed and repeats nothing across ${KILLS} kill -9 at random points`, async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
-    const accounts = KEYS.map((k) => privateKeyToAccount(k));
+    const accounts = DEV_KEYS.map((k) => privateKeyToAccount(k));
     /** Block number -> transaction hashes the stream showed for it, in order. */
     const streamed = new Map<number, string[]>();
     /** Blocks whose successor's index 0 was seen: sealed before the kill. */
@@ -122,7 +121,7 @@ describe('flashblocks durability under load', () => {
     dirs.push(dataDir);
     // Every block's LevelDB batch lands 3 s after its seal: the head runs ahead of the disk.
     const node = await startChildNode(dataDir, 1, { WHARF_TEST_SLOW_WRITES_MS: '3000' });
-    const [a, b, c] = KEYS.map((k) => privateKeyToAccount(k));
+    const [a, b, c] = DEV_KEYS.map((k) => privateKeyToAccount(k));
     const transfer = (acc: typeof a) =>
       acc.signTransaction({
         to: '0x00000000000000000000000000000000000c0de1',

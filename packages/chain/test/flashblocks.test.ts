@@ -34,10 +34,8 @@ const chain = {
   rpcUrls: { default: { http: ['http://127.0.0.1'] } },
 } as const;
 
-const KEYS = DEV_KEYS;
-
 async function signTransfer(
-  key: (typeof KEYS)[number],
+  key: (typeof DEV_KEYS)[number],
   nonce: number,
   to: `0x${string}` = TO,
 ): Promise<`0x${string}`> {
@@ -118,9 +116,12 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
       const before = BigInt(await rpc(node.url, 'eth_getBalance', [TO, 'pending']));
       const raws = [
         await signTransfer(
-          KEYS[0],
+          DEV_KEYS[0],
           Number(
-            await rpc(node.url, 'eth_getTransactionCount', [privateKeyToAccount(KEYS[0]).address, 'pending']),
+            await rpc(node.url, 'eth_getTransactionCount', [
+              privateKeyToAccount(DEV_KEYS[0]).address,
+              'pending',
+            ]),
           ),
         ),
       ];
@@ -190,7 +191,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
 
       // More transfers over the next flashblocks, from other senders.
       const order = [hash];
-      for (const key of KEYS.slice(1)) {
+      for (const key of DEV_KEYS.slice(1)) {
         const n = await rpc(node.url, 'eth_getTransactionCount', [
           privateKeyToAccount(key).address,
           'pending',
@@ -277,7 +278,7 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
       const lastFull = fullOfSealed[fullOfSealed.length - 1];
       expect(lastFull.transactions.map((t: { hash: string }) => t.hash)).toEqual(preconfirmed);
       expect(lastFull.transactions[0]).toMatchObject({
-        from: privateKeyToAccount(KEYS[0]).address.toLowerCase(),
+        from: privateKeyToAccount(DEV_KEYS[0]).address.toLowerCase(),
         blockHash: null,
         transactionIndex: '0x0',
       });
@@ -299,9 +300,9 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     const opened = vi.spyOn(FlashblockJournal.prototype, 'openBlock');
     try {
       const to = '0x00000000000000000000000000000000000fa11e';
-      const from = privateKeyToAccount(KEYS[3]).address;
+      const from = privateKeyToAccount(DEV_KEYS[3]).address;
       const raw = await signTransfer(
-        KEYS[3],
+        DEV_KEYS[3],
         Number(await rpc(node.url, 'eth_getTransactionCount', [from, 'pending'])),
         to,
       );
@@ -394,7 +395,7 @@ describe('a pool holding more than a block takes', () => {
     const node = await startTestNode({ blockTime: 2, flashblockInterval: 200, gasLimit: 210_000n });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
     try {
-      const sender = privateKeyToAccount(KEYS[1]);
+      const sender = privateKeyToAccount(DEV_KEYS[1]);
       const raws: string[] = [];
       for (let nonce = 0; nonce < 20; nonce++)
         raws.push(
@@ -446,7 +447,7 @@ describe('a flashblock with more to execute than it has time for', () => {
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
     try {
       const raws: string[] = [];
-      for (const key of KEYS)
+      for (const key of DEV_KEYS)
         for (let nonce = 0; nonce < 60; nonce++) raws.push(await signTransfer(key, nonce));
       await sendAllAtOnce(node.url, raws);
       const acceptedAt = Date.now();
@@ -459,7 +460,7 @@ describe('a flashblock with more to execute than it has time for', () => {
       // Each exactly once, each sender's in nonce order.
       expect(new Set(shown()).size).toBe(raws.length);
       expect(shown()).toHaveLength(raws.length);
-      for (let k = 0; k < KEYS.length; k++) {
+      for (let k = 0; k < DEV_KEYS.length; k++) {
         const mine = shown()
           .map((t: string) => order.get(t)!)
           .filter((i: number) => Math.floor(i / 60) === k);
@@ -528,7 +529,7 @@ describe('a flashblock held back by a slow disk', () => {
     });
     const stream = await openSocket(`${node.wsUrl}/flashblocks`);
     try {
-      const raw = await signTransfer(KEYS[1], 0);
+      const raw = await signTransfer(DEV_KEYS[1], 0);
       const hash = keccak256(raw);
       await rpc(node.url, 'eth_sendRawTransaction', [raw]);
       const carrying = () =>
@@ -573,7 +574,7 @@ describe('requests while a flashblock is due', () => {
       wroteAt = Date.now();
     });
     try {
-      await rpc(node.url, 'eth_sendRawTransaction', [await signTransfer(KEYS[2], 0)]);
+      await rpc(node.url, 'eth_sendRawTransaction', [await signTransfer(DEV_KEYS[2], 0)]);
       await waitFor(async () => asked, 3000);
       const { sentAt, answeredAt } = await asked!;
       // Held while the flashblock is built (without the hold: answered in a few ms)...
@@ -698,7 +699,7 @@ describe('flashblocks durability (kill -9 of a child node)', () => {
     // A long block time: the kill lands well before the seal.
     const first = await startChildNode(dataDir, 6);
     const hashes: string[] = [];
-    for (const [i, key] of KEYS.entries()) {
+    for (const [i, key] of DEV_KEYS.entries()) {
       hashes.push(await rpc(first.url, 'eth_sendRawTransaction', [await signTransfer(key, 0)]));
       if (i === 1) await new Promise((r) => setTimeout(r, 250)); // two flashblocks
     }
@@ -730,7 +731,7 @@ describe('flashblocks durability (kill -9 of a child node)', () => {
     dirs.push(dataDir);
     // No mining: the transaction stays in the pool.
     const a = await startTestNode({ dataDir, mining: false });
-    const hash = await rpc(a.url, 'eth_sendRawTransaction', [await signTransfer(KEYS[0], 0)]);
+    const hash = await rpc(a.url, 'eth_sendRawTransaction', [await signTransfer(DEV_KEYS[0], 0)]);
     await a.stop({ keepData: true });
     const b = await startTestNode({ dataDir, blockTime: 1, flashblockInterval: 100 });
     try {

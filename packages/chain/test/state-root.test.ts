@@ -9,7 +9,7 @@ import { IncrementalStateRoot } from '../src/state/incrementalRoot.js';
 import { JournaledState } from '../src/state/journaledState.js';
 import type { StateReader } from '../src/state/stateReader.js';
 import { computeStateRoot } from '../src/state/stateRoot.js';
-import { EMPTY_ROOT } from '../src/state/trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { TrieStateReader } from '../src/state/trieState.js';
 import { MemoryNodeStore } from '../src/trie/index.js';
 import { rng } from './rng.js';
@@ -55,7 +55,7 @@ async function sealedBase(r: () => number) {
   const store = new MemoryNodeStore();
   const genesis = new JournaledState(nothing);
   for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
-  const g = await computeStateRoot(EMPTY_ROOT, nothing, genesis.diff(), store);
+  const g = await computeStateRoot(EMPTY_TRIE_ROOT, nothing, genesis.diff(), store);
   store.putAll(g.nodes);
   return { store, g, base: new TrieStateReader(g.root, store, async () => undefined) };
 }

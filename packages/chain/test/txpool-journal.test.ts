@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
-import { getAddress, type Hex, hexToBytes, toHex } from 'viem';
+import { getAddress, hexToBytes, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { nativeEcrecover } from '../src/crypto/ecrecover.js';

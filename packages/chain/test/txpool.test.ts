@@ -9,7 +9,7 @@ import { type Hex, hexToBytes, keccak256, toHex } from 'viem';
 import { sign } from 'viem/accounts';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { createTxPool, type TxPool, type TxPoolConfig, TxPoolError } from '../src/txpool/index.js';
-import { formatEther2 } from '../src/txpool/feeCap.js';
+import { etherTwoDecimals } from '../src/txpool/feeCap.js';
 import {
   CHAIN_ID,
   common,
@@ -303,11 +303,11 @@ describe('submission checks (geth RPC layer)', () => {
   });
 
   test('ether amounts print like Go %.2f (round half to even on exact ties)', () => {
-    expect(formatEther2(ETHER)).toBe('1.00');
-    expect(formatEther2((ETHER * 1125n) / 1000n)).toBe('1.12');
-    expect(formatEther2((ETHER * 1375n) / 1000n)).toBe('1.38');
-    expect(formatEther2((ETHER * 1006n) / 1000n)).toBe('1.01');
-    expect(formatEther2(0n)).toBe('0.00');
+    expect(etherTwoDecimals(ETHER)).toBe('1.00');
+    expect(etherTwoDecimals((ETHER * 1125n) / 1000n)).toBe('1.12');
+    expect(etherTwoDecimals((ETHER * 1375n) / 1000n)).toBe('1.38');
+    expect(etherTwoDecimals((ETHER * 1006n) / 1000n)).toBe('1.01');
+    expect(etherTwoDecimals(0n)).toBe('0.00');
   });
 
   test('unprotected (pre-EIP-155) legacy transactions are refused unless allowed', async () => {

@@ -1,6 +1,6 @@
 /** Turns a stored signer into a viem account (dev accounts are derived, keys imported). */
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { devAccounts, privateKeyOf } from './devAccounts.js';
+import { devAccounts, privateKeyOf } from './wharfUpAccounts.js';
 import type { Signer } from './session.js';
 
 export async function privateKeyOfSigner(signer: Signer): Promise<`0x${string}`> {

@@ -3,7 +3,7 @@
  * from eth_sendRawTransaction to the moment the transaction is in the pending block (or has
  * a receipt). Signing and fee lookups happen before the clock starts.
  */
-import { devAccounts } from '../auth/devAccounts.js';
+import { devAccounts } from '../auth/wharfUpAccounts.js';
 import { chainRpc } from './chainRpc.js';
 
 export interface ProbeResult {

@@ -5,7 +5,7 @@
 import type { WalletProvider } from '@wharf/wallet';
 import { type FormEvent, useState } from 'react';
 import type { HDAccount } from 'viem/accounts';
-import { devAccounts } from '../auth/devAccounts.js';
+import { devAccounts } from '../auth/wharfUpAccounts.js';
 import type { Balances } from '../hooks/useBalances.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { formatEther, parseEther } from '../text/ether.js';

@@ -4,7 +4,7 @@
  */
 import { type FormEvent, type ReactNode, useState } from 'react';
 import type { HDAccount } from 'viem/accounts';
-import { devAccounts } from '../auth/devAccounts.js';
+import { devAccounts } from '../auth/wharfUpAccounts.js';
 import { type Realm, type Signer, setSession } from '../auth/session.js';
 import { parsePrivateKey } from '../auth/signer.js';
 import { signInWithEthereum } from '../auth/siwe.js';

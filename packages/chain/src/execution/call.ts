@@ -11,7 +11,7 @@ import type { Common } from '@ethereumjs/common';
 import { type Block, createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, generateAddress } from '@ethereumjs/util';
-import { bigintToBytes } from '../primitives/hex.js';
+import { bigintToBytes, bytesToHex } from '../primitives/hex.js';
 import { runTx, type VM } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
@@ -21,8 +21,6 @@ import { movePrecompiles } from './stateOverrides.js';
 import { DEFAULT_RPC_GAS_CAP, EvmBudget, EvmTimeout } from './evmBudget.js';
 import { createVm } from './vmFactory.js';
 
-/** geth's --rpc.gascap, the default. */
-export const RPC_GAS_CAP = DEFAULT_RPC_GAS_CAP;
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
 export const MAX_TX_GAS = 16_777_216n;
 
@@ -45,7 +43,7 @@ export interface CallLimits {
 
 /** Defaults for callers without the RPC server (tests). */
 export function defaultCallLimits(): CallLimits {
-  return { gasCap: RPC_GAS_CAP, budget: new EvmBudget(0) };
+  return { gasCap: DEFAULT_RPC_GAS_CAP, budget: new EvmBudget(0) };
 }
 
 /**
@@ -53,7 +51,12 @@ export function defaultCallLimits(): CallLimits {
  * limit where active. A larger `gas` is lowered to it, as geth does.
  */
 export function gasCap(ctx: ChainContext, at: CallBlock, limits: CallLimits): bigint {
-  const cap = limits.gasCap > 0n ? limits.gasCap : at.gasLimit > RPC_GAS_CAP ? at.gasLimit : RPC_GAS_CAP;
+  const cap =
+    limits.gasCap > 0n
+      ? limits.gasCap
+      : at.gasLimit > DEFAULT_RPC_GAS_CAP
+        ? at.gasLimit
+        : DEFAULT_RPC_GAS_CAP;
   return commonAt(ctx, at).isActivatedEIP(7825) && cap > MAX_TX_GAS ? MAX_TX_GAS : cap;
 }
 
@@ -183,7 +186,7 @@ function callBlock(ctx: ChainContext, at: CallBlock, args: CallArgs): Block {
       header: {
         number: at.number,
         timestamp: at.timestamp,
-        gasLimit: at.gasLimit > RPC_GAS_CAP ? at.gasLimit : RPC_GAS_CAP,
+        gasLimit: at.gasLimit > DEFAULT_RPC_GAS_CAP ? at.gasLimit : DEFAULT_RPC_GAS_CAP,
         // geth: a call without fee fields sees BASEFEE 0 (and pays nothing).
         baseFeePerGas: at.baseFeePerGas === undefined ? undefined : hasFees(args) ? at.baseFeePerGas : 0n,
         coinbase: at.coinbase,
@@ -389,13 +392,12 @@ export async function createAccessList(
   limits: CallLimits,
 ): Promise<{ accessList: { address: string; storageKeys: string[] }[]; gasUsed: bigint; error?: string }> {
   const exclude = new Set<string>();
-  const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
-  exclude.add(hex(args.from ?? ZERO_ADDRESS));
-  if (args.to) exclude.add(hex(args.to));
-  for (const a of args.authorizationList ?? []) exclude.add(hex(a.address));
-  let list = (args.accessList ?? []).map((e) => ({
-    address: hex(e.address),
-    storageKeys: e.storageKeys.map(hex),
+  exclude.add(bytesToHex(args.from ?? ZERO_ADDRESS));
+  if (args.to) exclude.add(bytesToHex(args.to));
+  for (const a of args.authorizationList ?? []) exclude.add(bytesToHex(a.address));
+  let list: { address: string; storageKeys: string[] }[] = (args.accessList ?? []).map((e) => ({
+    address: bytesToHex(e.address),
+    storageKeys: e.storageKeys.map((b) => bytesToHex(b)),
   }));
   const gas = capped(args.gas, gasCap(ctx, at, limits));
   // geth leaves out the fork's active precompiles.
@@ -412,7 +414,7 @@ export async function createAccessList(
     if (!args.to && args.from) {
       // A creation: the new contract's address is not listed either.
       const nonce = args.nonce ?? (await state.readAccount(args.from))?.nonce ?? 0n;
-      exclude.add(hex(generateAddress(args.from, bigintToBytes(nonce))));
+      exclude.add(bytesToHex(generateAddress(args.from, bigintToBytes(nonce))));
     }
     const found = (out.accessList ?? [])
       .filter((e) => !exclude.has(e.address) && !isPrecompile(e.address, common))

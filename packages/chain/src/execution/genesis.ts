@@ -4,7 +4,7 @@ import { Address } from '@ethereumjs/util';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { computeStateRoot } from '../state/stateRoot.js';
-import { EMPTY_ROOT } from '../state/trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../trie/index.js';
 import type { ChainContext } from './chainContext.js';
 import { commitBlock } from './commitBlock.js';
 
@@ -27,7 +27,7 @@ export async function writeGenesis(ctx: ChainContext): Promise<void> {
       await state.putStorage(address, key, value);
     }
   }
-  const root = await computeStateRoot(EMPTY_ROOT, nothing, state.diff(), ctx.nodes);
+  const root = await computeStateRoot(EMPTY_TRIE_ROOT, nothing, state.diff(), ctx.nodes);
   const g = spec.genesisHeader;
   const common = spec.common.copy();
   common.setHardforkBy({ blockNumber: 0n, timestamp: g.timestamp });

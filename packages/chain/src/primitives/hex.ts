@@ -62,7 +62,14 @@ export function quantity(n: bigint | number): Hex {
 }
 
 export function bytesToBigint(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
+  if (b.length === 0) return 0n;
+  // Nonces, gas limits and most values fit in a double: no string on the way.
+  if (b.length <= 6) {
+    let n = 0;
+    for (let i = 0; i < b.length; i++) n = n * 256 + b[i];
+    return BigInt(n);
+  }
+  return BigInt(bytesToHex(b));
 }
 
 /** Big-endian minimal bytes (empty for 0), as RLP wants integers. */

@@ -9,27 +9,25 @@ import { method, type Methods, type RpcContext } from './context.js';
 import { invalidParams, serverError } from './errors.js';
 import type { Params } from './params.js';
 
-const hex = bytesToHex;
-
 export const debugMethods: Methods = {
   debug_getRawBlock: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));
-    return v ? hex(v.block.serialize()) : null;
+    return v ? bytesToHex(v.block.serialize()) : null;
   }),
   debug_getRawHeader: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));
-    return v ? hex(v.block.header.serialize()) : null;
+    return v ? bytesToHex(v.block.header.serialize()) : null;
   }),
   debug_getRawReceipts: method(['block'], 1, async (p, c) => {
     const tag = p.blockOrHash(0);
     const v = await blockAt(c, tag);
     if (!v) return null;
     if (v.pending) return [];
-    return (await c.reader.rawReceipts(v.block.hash())).map(hex);
+    return (await c.reader.rawReceipts(v.block.hash())).map((b) => bytesToHex(b));
   }),
   debug_getRawTransaction: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
-    return f ? hex(f.tx.serialize()) : '0x';
+    return f ? bytesToHex(f.tx.serialize()) : '0x';
   }),
 };
 
@@ -70,7 +68,7 @@ function traceLimits(c: RpcContext): TraceLimits {
 }
 
 function tracedBlock(block: Block, traces: TxTrace[]) {
-  return traces.map((result, i) => ({ txHash: hex(block.transactions[i].hash()), result }));
+  return traces.map((result, i) => ({ txHash: bytesToHex(block.transactions[i].hash()), result }));
 }
 
 export const traceMethods: Methods = {
@@ -83,7 +81,7 @@ export const traceMethods: Methods = {
   debug_traceBlockByHash: method(['blockHash', 'config'], 1, async (p, c) => {
     const hash = p.hash(0);
     const config = traceConfig(p, 1);
-    const block = await traceableBlock(c, { hash }, hex(hash));
+    const block = await traceableBlock(c, { hash }, bytesToHex(hash));
     return tracedBlock(block, await traceBlock(c.chain, block, undefined, config, traceLimits(c)));
   }),
   debug_traceTransaction: method(['transactionHash', 'config'], 1, async (p, c) => {

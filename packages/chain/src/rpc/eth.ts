@@ -11,7 +11,7 @@ import { type AccountOverride, overrideState } from '../execution/stateOverrides
 import { nextBaseFee } from '../execution/baseFee.js';
 import { bytesToBigint, bytesToHex, pad32, quantity } from '../primitives/hex.js';
 import type { StateReader } from '../state/stateReader.js';
-import { EMPTY_ROOT } from '../state/trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../trie/index.js';
 import { callBlockOf, parseCallArgs } from './callArgs.js';
 import { blockAt, findTx, pendingShape, stateAt, type BlockView } from './chainReads.js';
 import { method, type Methods, type RpcContext } from './context.js';
@@ -24,8 +24,6 @@ import { getLogs } from './logs.js';
 import { type Params, parseData } from './params.js';
 import { blobGasPriceOf, receiptOf } from './receipts.js';
 import { parseStateOverrides } from './stateOverrides.js';
-
-const hex = bytesToHex;
 
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
   if (!view) return null;
@@ -54,7 +52,7 @@ function storageKey(p: Pick<Params, 'raw' | 'fail'>, i: number): Uint8Array {
 }
 
 function storageValue(v: Uint8Array): string {
-  return hex(pad32(v));
+  return bytesToHex(pad32(v));
 }
 
 async function nextBlobBaseFee(c: RpcContext): Promise<bigint> {
@@ -70,8 +68,8 @@ export const ethMethods: Methods = {
   eth_chainId: method([], 0, (_p, c) => quantity(c.chain.spec.chainId)),
   eth_blockNumber: method([], 0, (_p, c) => quantity(c.reader.head().header.number)),
   eth_syncing: method([], 0, () => false),
-  eth_accounts: method([], 0, (_p, c) => c.accounts.map(hex)),
-  eth_coinbase: method([], 0, () => hex(new Uint8Array(20))),
+  eth_accounts: method([], 0, (_p, c) => c.accounts.map((b) => bytesToHex(b))),
+  eth_coinbase: method([], 0, () => bytesToHex(new Uint8Array(20))),
   eth_mining: method([], 0, () => false),
   eth_hashrate: method([], 0, () => '0x0'),
   eth_gasPrice: method([], 0, (_p, c) => quantity(nextBaseFeeOf(c) + 1_000_000_000n)),
@@ -83,7 +81,7 @@ export const ethMethods: Methods = {
     // An archive node deletes nothing: no deleteStrategy (the schema knows only 'window').
     const all = { disabled: false, oldestBlock: '0x0' };
     return {
-      head: { number: quantity(head.header.number), hash: hex(head.hash()) },
+      head: { number: quantity(head.header.number), hash: bytesToHex(head.hash()) },
       state: all,
       tx: all,
       logs: all,
@@ -128,7 +126,7 @@ export const ethMethods: Methods = {
     const hash = p.hash(0);
     const f = await findTx(c, hash);
     if (f) return txAt(f.view, f.index);
-    const pooled = c.pool.get(hex(hash));
+    const pooled = c.pool.get(bytesToHex(hash));
     return pooled ? formatTx(pooled.tx, Buffer.from(pooled.sender.slice(2), 'hex')) : null;
   }),
   eth_getTransactionByBlockNumberAndIndex: method(['block', 'index'], 2, async (p, c) => {
@@ -143,9 +141,9 @@ export const ethMethods: Methods = {
   }),
   eth_getRawTransactionByHash: method(['transactionHash'], 1, async (p, c) => {
     const f = await findTx(c, p.hash(0));
-    if (f) return hex(f.tx.serialize());
-    const pooled = c.pool.get(hex(p.hash(0)));
-    return pooled ? hex(pooled.raw) : null;
+    if (f) return bytesToHex(f.tx.serialize());
+    const pooled = c.pool.get(bytesToHex(p.hash(0)));
+    return pooled ? bytesToHex(pooled.raw) : null;
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
     const hash = p.hash(0);
@@ -153,7 +151,7 @@ export const ethMethods: Methods = {
     // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
     // waits for it (four intervals at most), so a client that asks right after sending gets the
     // receipt, not null and a wait for the next block (decision 0121).
-    if (!f && c.pool.get(hex(hash))) {
+    if (!f && c.pool.get(bytesToHex(hash))) {
       const watch = inclusionOf(c);
       const hold = watch.receiptHoldMs();
       if (hold > 0) f = await watch.waitFor(c, hash, hold);
@@ -173,7 +171,7 @@ export const ethMethods: Methods = {
   eth_getTransactionCount: method(['address', 'block'], 1, async (p, c) => {
     const addr = p.address(0);
     const tag = p.blockOrHash(1);
-    if ('tag' in tag && tag.tag === 'pending') return quantity(await c.pool.pendingNonce(hex(addr)));
+    if ('tag' in tag && tag.tag === 'pending') return quantity(await c.pool.pendingNonce(bytesToHex(addr)));
     const r = await stateAt(c, tag);
     return quantity((await r.state.readAccount(addr))?.nonce ?? 0n);
   }),
@@ -181,7 +179,7 @@ export const ethMethods: Methods = {
     const addr = p.address(0);
     const r = await stateAt(c, p.blockOrHash(1));
     const a = await r.state.readAccount(addr);
-    return hex(a ? await r.state.readCode(a.codeHash) : new Uint8Array(0));
+    return bytesToHex(a ? await r.state.readCode(a.codeHash) : new Uint8Array(0));
   }),
   eth_getStorageAt: method(['address', 'position', 'block'], 2, async (p, c) => {
     const addr = p.address(0);
@@ -228,16 +226,16 @@ export const ethMethods: Methods = {
       storageProof.push({
         key: raw.length === 66 ? raw.toLowerCase() : quantity(bytesToBigint(k)),
         value: quantity(value ? bytesToBigint(RLP.decode(value) as Uint8Array) : 0n),
-        proof: storageTrie ? (await storageTrie.createProof(keccak256(k))).map(hex) : [],
+        proof: storageTrie ? (await storageTrie.createProof(keccak256(k))).map((b) => bytesToHex(b)) : [],
       });
     }
     return {
-      address: hex(addr),
-      accountProof: accountProof.map(hex),
+      address: bytesToHex(addr),
+      accountProof: accountProof.map((b) => bytesToHex(b)),
       balance: quantity(account?.balance ?? 0n),
-      codeHash: hex(account?.codeHash ?? KECCAK256_NULL),
+      codeHash: bytesToHex(account?.codeHash ?? KECCAK256_NULL),
       nonce: quantity(account?.nonce ?? 0n),
-      storageHash: hex(account?.storageRoot ?? EMPTY_ROOT),
+      storageHash: bytesToHex(account?.storageRoot ?? EMPTY_TRIE_ROOT),
       storageProof,
     };
   }),
@@ -249,7 +247,7 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.blockOrHash(1));
     const at = callBlockOf(r);
     const { state, moved } = await withOverrides(c, r.state, at, overrides);
-    return hex(await call(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
+    return bytesToHex(await call(c.chain, state, at, args, callLimits(c.limits, c.scheduler), moved));
   }),
   eth_estimateGas: method(['transaction', 'block', 'stateOverrides'], 1, async (p, c) => {
     const args = parseCallArgs(p.raw(0), 0);

@@ -24,7 +24,6 @@ import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, concat, quantity, u64 } from '../primitives/hex.js';
 import type { StoredReceipt } from '../storage/receiptCodec.js';
 
-const hex = bytesToHex;
 const ZERO32 = new Uint8Array(32);
 const RECEIPT_KIND: Record<number, string> = {
   0: 'Legacy',
@@ -36,7 +35,7 @@ const RECEIPT_KIND: Record<number, string> = {
 
 /** Base's payload id: 8 bytes naming the block being built (here: from its parent and number). */
 export function payloadIdOf(s: PendingSnapshot): string {
-  return hex(keccak256(concat(s.parent.hash(), u64(s.number))).subarray(0, 8));
+  return bytesToHex(keccak256(concat(s.parent.hash(), u64(s.number))).subarray(0, 8));
 }
 
 function receiptJson(r: StoredReceipt): Record<string, unknown> {
@@ -44,7 +43,11 @@ function receiptJson(r: StoredReceipt): Record<string, unknown> {
     [RECEIPT_KIND[r.type] ?? 'Eip1559']: {
       status: quantity(r.status ?? 0),
       cumulativeGasUsed: quantity(r.cumulativeGasUsed),
-      logs: r.logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: hex(l.data) })),
+      logs: r.logs.map((l) => ({
+        address: bytesToHex(l.address),
+        topics: l.topics.map((b) => bytesToHex(b)),
+        data: bytesToHex(l.data),
+      })),
     },
   };
 }
@@ -55,31 +58,31 @@ export function flashblockPayload(s: PendingSnapshot): Record<string, unknown> {
   const out: Record<string, unknown> = { payload_id: payloadIdOf(s), index: s.index };
   if (s.index === 0)
     out.base = {
-      parent_beacon_block_root: hex(h.parentBeaconBlockRoot ?? ZERO32),
-      parent_hash: hex(h.parentHash),
-      fee_recipient: hex(h.coinbase.bytes),
-      prev_randao: hex(h.mixHash),
+      parent_beacon_block_root: bytesToHex(h.parentBeaconBlockRoot ?? ZERO32),
+      parent_hash: bytesToHex(h.parentHash),
+      fee_recipient: bytesToHex(h.coinbase.bytes),
+      prev_randao: bytesToHex(h.mixHash),
       block_number: quantity(h.number),
       gas_limit: quantity(h.gasLimit),
       timestamp: quantity(h.timestamp),
-      extra_data: hex(h.extraData),
+      extra_data: bytesToHex(h.extraData),
       base_fee_per_gas: quantity(h.baseFeePerGas ?? 0n),
     };
   out.diff = {
-    state_root: hex(h.stateRoot),
-    receipts_root: hex(h.receiptTrie),
-    logs_bloom: hex(h.logsBloom),
+    state_root: bytesToHex(h.stateRoot),
+    receipts_root: bytesToHex(h.receiptTrie),
+    logs_bloom: bytesToHex(h.logsBloom),
     gas_used: quantity(h.gasUsed),
-    block_hash: hex(h.hash()),
-    transactions: s.added.map((t) => hex(t.raw)),
+    block_hash: bytesToHex(h.hash()),
+    transactions: s.added.map((t) => bytesToHex(t.raw)),
     withdrawals: [],
-    withdrawals_root: hex(h.withdrawalsRoot ?? ZERO32),
+    withdrawals_root: bytesToHex(h.withdrawalsRoot ?? ZERO32),
     blob_gas_used: quantity(h.blobGasUsed ?? 0n),
   };
   const balances: Record<string, string> = {};
   for (const [k, a] of s.changedAccounts) balances[k] = quantity(a?.balance ?? 0n);
   const receipts: Record<string, unknown> = {};
-  for (const t of s.added) receipts[hex(t.hash)] = receiptJson(t.receipt);
+  for (const t of s.added) receipts[bytesToHex(t.hash)] = receiptJson(t.receipt);
   out.metadata = { block_number: Number(s.number), new_account_balances: balances, receipts };
   return out;
 }

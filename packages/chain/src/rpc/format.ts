@@ -9,7 +9,6 @@ import { bigintToBytes, bytesToHex, quantity } from '../primitives/hex.js';
 import type { StoredLog, StoredReceipt } from '../storage/receiptCodec.js';
 
 type Json = Record<string, unknown>;
-const hex = bytesToHex;
 
 export interface TxPlace {
   blockHash: Uint8Array | null;
@@ -48,22 +47,22 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
 
 function accessListJson(tx: TypedTransaction): Json[] {
   const list = (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList ?? [];
-  return list.map(([a, keys]) => ({ address: hex(a), storageKeys: keys.map(hex) }));
+  return list.map(([a, keys]) => ({ address: bytesToHex(a), storageKeys: keys.map((b) => bytesToHex(b)) }));
 }
 
 export function formatTx(tx: TypedTransaction, from: Uint8Array, place: TxPlace = NO_PLACE): Json {
   const t = tx as unknown as Record<string, any>;
   const out: Json = {
-    blockHash: place.blockHash ? hex(place.blockHash) : null,
+    blockHash: place.blockHash ? bytesToHex(place.blockHash) : null,
     blockNumber: place.blockNumber === null ? null : quantity(place.blockNumber),
     blockTimestamp: place.blockTimestamp === null ? null : quantity(place.blockTimestamp),
-    from: hex(from),
+    from: bytesToHex(from),
     gas: quantity(tx.gasLimit),
     gasPrice: '',
-    hash: hex(tx.hash()),
-    input: hex(tx.data),
+    hash: bytesToHex(tx.hash()),
+    input: bytesToHex(tx.data),
     nonce: quantity(tx.nonce),
-    to: tx.to ? hex(tx.to.bytes) : null,
+    to: tx.to ? bytesToHex(tx.to.bytes) : null,
     transactionIndex: place.index === null ? null : quantity(place.index),
     value: quantity(tx.value),
     type: quantity(tx.type),
@@ -94,7 +93,7 @@ export function formatTx(tx: TypedTransaction, from: Uint8Array, place: TxPlace 
     out.authorizationList = (t.authorizationList as Uint8Array[][]).map(
       ([chainId, address, nonce, yParity, r, s]) => ({
         chainId: quantity(toBig(chainId)),
-        address: hex(address),
+        address: bytesToHex(address),
         nonce: quantity(toBig(nonce)),
         yParity: quantity(toBig(yParity)),
         r: quantity(toBig(r)),
@@ -109,34 +108,34 @@ export function formatTx(tx: TypedTransaction, from: Uint8Array, place: TxPlace 
 }
 
 function toBig(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt(hex(b));
+  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
 }
 
 export function formatHeader(h: BlockHeader, hash: Uint8Array | null, pending?: PendingShape): Json {
   const out: Json = {
     number: pending === 'nulls' ? null : quantity(h.number),
-    hash: hash ? hex(hash) : null,
-    parentHash: hex(h.parentHash),
-    nonce: hex(h.nonce),
-    mixHash: hex(h.mixHash),
-    sha3Uncles: hex(h.uncleHash),
-    logsBloom: hex(h.logsBloom),
-    stateRoot: hex(h.stateRoot),
-    miner: hex(h.coinbase.bytes),
+    hash: hash ? bytesToHex(hash) : null,
+    parentHash: bytesToHex(h.parentHash),
+    nonce: bytesToHex(h.nonce),
+    mixHash: bytesToHex(h.mixHash),
+    sha3Uncles: bytesToHex(h.uncleHash),
+    logsBloom: bytesToHex(h.logsBloom),
+    stateRoot: bytesToHex(h.stateRoot),
+    miner: bytesToHex(h.coinbase.bytes),
     difficulty: quantity(h.difficulty),
-    extraData: hex(h.extraData),
+    extraData: bytesToHex(h.extraData),
     gasLimit: quantity(h.gasLimit),
     gasUsed: quantity(h.gasUsed),
     timestamp: quantity(h.timestamp),
-    transactionsRoot: hex(h.transactionsTrie),
-    receiptsRoot: hex(h.receiptTrie),
+    transactionsRoot: bytesToHex(h.transactionsTrie),
+    receiptsRoot: bytesToHex(h.receiptTrie),
   };
   if (h.baseFeePerGas !== undefined) out.baseFeePerGas = quantity(h.baseFeePerGas);
-  if (h.withdrawalsRoot !== undefined) out.withdrawalsRoot = hex(h.withdrawalsRoot);
+  if (h.withdrawalsRoot !== undefined) out.withdrawalsRoot = bytesToHex(h.withdrawalsRoot);
   if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
   if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
-  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = hex(h.parentBeaconBlockRoot);
-  if (h.requestsHash !== undefined) out.requestsHash = hex(h.requestsHash);
+  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = bytesToHex(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) out.requestsHash = bytesToHex(h.requestsHash);
   return out;
 }
 
@@ -161,13 +160,13 @@ export function formatBlock(
           index: i,
           baseFee: h.baseFeePerGas,
         })
-      : hex(tx.hash()),
+      : bytesToHex(tx.hash()),
   );
   if (block.withdrawals !== undefined)
     out.withdrawals = block.withdrawals.map((w) => ({
       index: quantity(w.index),
       validatorIndex: quantity(w.validatorIndex),
-      address: hex(w.address.bytes),
+      address: bytesToHex(w.address.bytes),
       amount: quantity(w.amount),
     }));
   return out;
@@ -184,13 +183,13 @@ export interface LogPlace {
 
 export function formatLog(log: StoredLog, p: LogPlace, removed = false): Json {
   return {
-    address: hex(log.address),
-    topics: log.topics.map(hex),
-    data: hex(log.data),
+    address: bytesToHex(log.address),
+    topics: log.topics.map((b) => bytesToHex(b)),
+    data: bytesToHex(log.data),
     blockNumber: quantity(p.blockNumber),
-    transactionHash: hex(p.txHash),
+    transactionHash: bytesToHex(p.txHash),
     transactionIndex: quantity(p.txIndex),
-    blockHash: p.blockHash ? hex(p.blockHash) : null,
+    blockHash: p.blockHash ? bytesToHex(p.blockHash) : null,
     blockTimestamp: quantity(p.blockTimestamp),
     logIndex: quantity(p.logIndex),
     removed,
@@ -247,12 +246,12 @@ function receiptJson(
   const gasUsed = r.cumulativeGasUsed - (i > 0 ? receipts[i - 1].cumulativeGasUsed : 0n);
   let logIndex = firstLogIndex;
   const out: Json = {
-    blockHash: blockHash ? hex(blockHash) : null,
+    blockHash: blockHash ? bytesToHex(blockHash) : null,
     blockNumber: quantity(h.number),
-    contractAddress: tx.to ? null : hex(generateAddress(sender, bigintToBytes(tx.nonce))),
+    contractAddress: tx.to ? null : bytesToHex(generateAddress(sender, bigintToBytes(tx.nonce))),
     cumulativeGasUsed: quantity(r.cumulativeGasUsed),
     effectiveGasPrice: quantity(effectiveGasPrice(tx, h.baseFeePerGas)),
-    from: hex(sender),
+    from: bytesToHex(sender),
     gasUsed: quantity(gasUsed),
     logs: r.logs.map((l) =>
       formatLog(l, {
@@ -264,13 +263,13 @@ function receiptJson(
         logIndex: logIndex++,
       }),
     ),
-    logsBloom: hex(r.bloom),
-    to: tx.to ? hex(tx.to.bytes) : null,
-    transactionHash: hex(txHash),
+    logsBloom: bytesToHex(r.bloom),
+    to: tx.to ? bytesToHex(tx.to.bytes) : null,
+    transactionHash: bytesToHex(txHash),
     transactionIndex: quantity(i),
     type: quantity(tx.type),
   };
-  if (r.postState) out.root = hex(r.postState);
+  if (r.postState) out.root = bytesToHex(r.postState);
   else out.status = quantity(r.status ?? 0);
   if (tx.type === 3) {
     const blobs = BigInt((tx as unknown as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length);

@@ -11,6 +11,7 @@
  * EDR write either, so both are read. wharf writes no `blocks` or `transactions` (a loaded state
  * is a world, not a history: docs/decisions/0142-state-files.md) and ignores them on load.
  */
+import { bytesToHex, quantity } from '../primitives/hex.js';
 
 export interface AnvilAccount {
   nonce: bigint;
@@ -115,30 +116,27 @@ export function parseAnvilState(json: unknown): AnvilState {
   };
 }
 
-const hex = (n: bigint) => `0x${n.toString(16)}`;
-const hexBytes = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
-
 /** The state as Anvil writes it (plain JSON object; callers stringify, and gzip for the RPC). */
 export function formatAnvilState(s: AnvilState): Record<string, unknown> {
   const accounts: Record<string, unknown> = {};
   for (const [address, a] of s.accounts) {
     const storage: Record<string, string> = {};
-    for (const [k, v] of a.storage) storage[k] = hex(v);
+    for (const [k, v] of a.storage) storage[k] = quantity(v);
     accounts[address] = {
       nonce: Number(a.nonce),
-      balance: hex(a.balance),
-      code: hexBytes(a.code),
+      balance: quantity(a.balance),
+      code: bytesToHex(a.code),
       storage,
     };
   }
   return {
     block: s.block
       ? {
-          number: hex(s.block.number),
-          beneficiary: hexBytes(s.block.coinbase),
-          timestamp: hex(s.block.timestamp),
-          gas_limit: hex(s.block.gasLimit),
-          basefee: hex(s.block.baseFee),
+          number: quantity(s.block.number),
+          beneficiary: bytesToHex(s.block.coinbase),
+          timestamp: quantity(s.block.timestamp),
+          gas_limit: quantity(s.block.gasLimit),
+          basefee: quantity(s.block.baseFee),
           difficulty: '0x0',
         }
       : undefined,

@@ -15,7 +15,8 @@ import { copyAccount } from './flatState.js';
 import type { StateDiff } from './journaledState.js';
 import { type RootResult, slotUpdates } from './stateRoot.js';
 import type { StateReader } from './stateReader.js';
-import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../trie/index.js';
+import { openTrie, type StateTrie } from './trieAdapter.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -83,7 +84,7 @@ export class IncrementalStateRoot {
       const slots = diff.storage.get(k);
       let st = this.storage.get(k);
       if (slots?.cleared) {
-        st = openTrie(EMPTY_ROOT, this.store);
+        st = openTrie(EMPTY_TRIE_ROOT, this.store);
         this.storage.set(k, st);
       } else if (slots?.slots.size && !st) {
         st = openTrie(account.storageRoot, this.store);

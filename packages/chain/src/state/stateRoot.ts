@@ -11,7 +11,8 @@ import type { TrieNodeStore } from '../trie/types.js';
 import type { StateDiff } from './journaledState.js';
 import { copyAccount } from './flatState.js';
 import type { StateReader } from './stateReader.js';
-import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../trie/index.js';
+import { openTrie, type StateTrie } from './trieAdapter.js';
 
 export interface RootResult {
   root: Uint8Array;
@@ -51,7 +52,7 @@ export async function computeStateRoot(
     }
     const slots = diff.storage.get(k);
     if (slots && (slots.cleared || slots.slots.size > 0)) {
-      const st = openTrie(slots.cleared ? EMPTY_ROOT : account.storageRoot, store);
+      const st = openTrie(slots.cleared ? EMPTY_TRIE_ROOT : account.storageRoot, store);
       await st.update(slotUpdates(slots.slots));
       const c = st.commit();
       account.storageRoot = c.root;

@@ -2,10 +2,8 @@
  * The one seam between state/ and the Merkle-Patricia trie: trie/'s MerkleTrie (in-memory
  * nodes, deferred hashing). Keys are already hashed (secure-trie keys); values are leaf bytes.
  */
-import { MerkleTrie, EMPTY_TRIE_ROOT } from '../trie/index.js';
+import { MerkleTrie } from '../trie/index.js';
 import type { TrieNodeStore, TrieUpdate } from '../trie/types.js';
-
-export const EMPTY_ROOT = EMPTY_TRIE_ROOT;
 
 export interface StateTrie {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;

@@ -8,7 +8,8 @@ import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
 import type { StateReader } from './stateReader.js';
-import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
+import { EMPTY_TRIE_ROOT } from '../trie/index.js';
+import { openTrie, type StateTrie } from './trieAdapter.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -34,7 +35,7 @@ export class TrieStateReader implements StateReader {
 
   async storageTrie(address: Uint8Array): Promise<StateTrie | undefined> {
     const account = await this.readAccount(address);
-    if (!account || equalBytes(account.storageRoot, EMPTY_ROOT)) return undefined;
+    if (!account || equalBytes(account.storageRoot, EMPTY_TRIE_ROOT)) return undefined;
     const k = bytesToHex(address);
     let t = this.storageTries.get(k);
     if (!t) {

@@ -20,6 +20,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { KZG } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import { poolError, poolErrorText } from './errors.js';
 import type { Hex } from './types.js';
 
@@ -219,7 +220,7 @@ export function validateBlobTransaction(blob: BlobFields, ctx: BlobCheckContext)
   for (let i = 0; i < n; i++) {
     const computed = versionedHash(sc.commitments[i]);
     if (!equalBytes(computed, hashes[i])) {
-      throw poolErrorText('blobHashMismatch', i, toHex(computed), toHex(hashes[i]));
+      throw poolErrorText('blobHashMismatch', i, bytesToHex(computed), bytesToHex(hashes[i]));
     }
   }
   const proofs = sc.version === 1 ? n * CELL_PROOFS_PER_BLOB : n;
@@ -240,7 +241,11 @@ export function validateBlobTransaction(blob: BlobFields, ctx: BlobCheckContext)
 function verifyBlobProofs(kzg: KZG, sc: BlobSidecar): void {
   for (let i = 0; i < sc.blobs.length; i++) {
     const why = attempt(() =>
-      kzg.verifyBlobProofBatch([toHex(sc.blobs[i])], [toHex(sc.commitments[i])], [toHex(sc.proofs[i])]),
+      kzg.verifyBlobProofBatch(
+        [bytesToHex(sc.blobs[i])],
+        [bytesToHex(sc.commitments[i])],
+        [bytesToHex(sc.proofs[i])],
+      ),
     );
     if (why !== undefined) throw poolError('kzg', `invalid blob proof: blob ${i}: ${why}`);
   }
@@ -253,15 +258,20 @@ function verifyCellProofs(kzg: KZG, sc: BlobSidecar): void {
   const cells: string[] = [];
   const why = attempt(() => {
     for (let i = 0; i < sc.blobs.length; i++) {
-      const commitment = toHex(sc.commitments[i]);
-      const blobCells = kzg.computeCells(toHex(sc.blobs[i]));
+      const commitment = bytesToHex(sc.commitments[i]);
+      const blobCells = kzg.computeCells(bytesToHex(sc.blobs[i]));
       for (let c = 0; c < blobCells.length; c++) {
         commitments.push(commitment);
         indices.push(c);
         cells.push(blobCells[c]);
       }
     }
-    return kzg.verifyCellKzgProofBatch(commitments, indices, cells, sc.proofs.map(toHex));
+    return kzg.verifyCellKzgProofBatch(
+      commitments,
+      indices,
+      cells,
+      sc.proofs.map((p) => bytesToHex(p)),
+    );
   });
   if (why !== undefined) throw poolError('kzg', why);
 }
@@ -273,14 +283,4 @@ function attempt(verify: () => boolean): string | undefined {
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function toHex(b: Uint8Array): Hex {
-  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
 }

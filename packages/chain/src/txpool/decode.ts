@@ -16,6 +16,7 @@
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
+import { bytesToBigint, bytesToHex } from '../primitives/hex.js';
 import { type BlobFields, type BlobSupport, NO_BLOBS, splitBlobEnvelope } from './blobs.js';
 import { poolError } from './errors.js';
 import type { SenderRecovery } from './recoveryThread.js';
@@ -202,7 +203,7 @@ class FieldReader {
     if (b.length > 0 && b[0] === 0) {
       throw poolError('rlp', `non-canonical integer (leading zero bytes) for types.${this.name}.${field}`);
     }
-    return bytesToBigInt(b);
+    return bytesToBigint(b);
   }
 
   to(i: number, mayCreate: boolean): Uint8Array | undefined {
@@ -277,21 +278,6 @@ class FieldReader {
     }
     return list.length;
   }
-}
-
-function bytesToBigInt(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  if (b.length <= 6) {
-    let n = 0;
-    for (let i = 0; i < b.length; i++) n = n * 256 + b[i];
-    return BigInt(n);
-  }
-  return BigInt(bytesToHex(b));
-}
-
-/** 0x-lowercase hex of `b`. */
-export function bytesToHex(b: Uint8Array): Hex {
-  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -16,11 +16,11 @@ export function checkTxFee(maxFeePerGas: bigint, gasLimit: bigint, cap: bigint):
   if (cap === 0n) return undefined;
   const fee = maxFeePerGas * gasLimit;
   if (fee <= cap) return undefined;
-  return poolErrorText('txFeeCap', formatEther2(fee), formatEther2(cap));
+  return poolErrorText('txFeeCap', etherTwoDecimals(fee), etherTwoDecimals(cap));
 }
 
 /** wei as ether, like Go's fmt `%.2f` of the float64 quotient (round half to even on exact ties). */
-export function formatEther2(wei: bigint): string {
+export function etherTwoDecimals(wei: bigint): string {
   const x = Number(wei) / Number(WEI_PER_ETHER);
   if (x >= 1e21) return `${BigInt(Math.round(x)).toString()}.00`;
   // A float64 lies exactly halfway between two cents only when its fraction is k/8 with k odd.

@@ -20,7 +20,8 @@
 import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { type BlobSupport, blobSupportOf } from './blobs.js';
-import { bytesToHex, decodeRawTransaction, type RecoveryCrypto } from './decode.js';
+import { bytesToHex } from '../primitives/hex.js';
+import { decodeRawTransaction, type RecoveryCrypto } from './decode.js';
 import { poolError } from './errors.js';
 import { type HeapItem, IndexedHeap } from './heap.js';
 import { PooledTransaction } from './pooledTransaction.js';

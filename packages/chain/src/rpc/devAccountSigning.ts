@@ -84,7 +84,7 @@ function typedDataParam(p: Params, i: number): Parameters<typeof signTyped>[0] {
   return { types, primaryType: o.primaryType, domain, message: o.message } as never;
 }
 
-export const devAccountMethods: Methods = {
+export const devAccountSigningMethods: Methods = {
   eth_signTypedData_v4: method(['address', 'typedData'], 2, (p, c) => {
     const key = keyOf(c, p.address(0));
     const typed = typedDataParam(p, 1);
