@@ -22,6 +22,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
+import { Counter } from 'prom-client';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
@@ -52,15 +53,6 @@ import {
   RecoveryThread,
   type TxJournal,
 } from './txpool/index.js';
-
-function journalMetrics(errors: number): string {
-  return [
-    '# HELP wharf_txpool_journal_errors_total Failed writes of the pool journal (the node kept serving).',
-    '# TYPE wharf_txpool_journal_errors_total counter',
-    `wharf_txpool_journal_errors_total ${errors}`,
-    '',
-  ].join('\n');
-}
 
 export const CLIENT_VERSION = 'wharf/v0.1.0/node-js';
 
@@ -195,9 +187,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   });
   // Pooled transactions not yet pre-confirmed survive a restart too.
   // A failed journal write (a full disk) is logged and counted; the node keeps serving.
-  let journalErrors = 0;
+  const journalErrors = new Counter({
+    name: 'wharf_txpool_journal_errors_total',
+    help: 'Failed writes of the pool journal (the node kept serving).',
+    registers: [producer.metrics.registry],
+  });
   const onJournalError = (err: Error) => {
-    journalErrors++;
+    journalErrors.inc();
     log?.error({ err }, 'txpool journal write failed');
   };
   const poolJournal = await attachJournal(
@@ -282,7 +278,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
     rpc,
   );
-  const processMetrics = startProcessMetrics();
+  const processMetrics = startProcessMetrics(producer.metrics.registry);
   let server: Awaited<ReturnType<typeof startRpcServer>>;
   try {
     server = await startRpcServer(
@@ -299,8 +295,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       (path) =>
         path === '/metrics'
           ? {
-              type: 'text/plain; version=0.0.4',
-              body: producer.metrics.render() + processMetrics.render() + journalMetrics(journalErrors),
+              type: producer.metrics.registry.contentType,
+              body: producer.metrics.registry.metrics(),
             }
           : undefined,
       options.limits,

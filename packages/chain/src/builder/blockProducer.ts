@@ -372,8 +372,8 @@ export class BlockProducer {
     this.events.emit('sealed', sealed.block, sealed.txs);
     await this.sealer.afterSeal(sealed, openJournal);
     this.metrics.seal.observe((this.now() - started) / 1000);
-    this.metrics.blocks++;
-    this.metrics.flashblocks++;
+    this.metrics.blocks.inc();
+    this.metrics.flashblocks.inc();
     this.events.emit('flashblock', sealed.next.snapshot);
     return sealed.block;
   }

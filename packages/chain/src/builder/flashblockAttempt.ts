@@ -124,7 +124,7 @@ export async function attemptFlashblock(
         wakeMs: Math.max(0, publishedAt - Math.max(timing.showAt, built)),
       });
   }
-  m.flashblocks++;
+  m.flashblocks.inc();
   m.flashblockTxs.observe(done.length);
   for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
   stager.preconfirmed(done);

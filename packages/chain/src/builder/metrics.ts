@@ -1,62 +1,67 @@
 /**
- * The builder's Prometheus metrics (served at GET /metrics): flashblock build time and lateness,
- * transactions per flashblock, submit-to-pending latency (pool arrival to publication) and seal time.
- * Histograms with fixed buckets; `render()` is the text exposition format.
+ * The builder's Prometheus metrics (served at GET /metrics, prom-client): flashblock build time
+ * and lateness, transactions per flashblock, submit-to-pending latency (pool arrival to
+ * publication), seal time, the journal's writes and the flashblocks and blocks counted. Histograms
+ * with fixed buckets, in the node's own registry (several nodes in one process never mix counts).
  */
-import { Histogram } from '../prometheus.js';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.5];
 
 export class BuilderMetrics {
-  readonly flashblockBuild = new Histogram(
-    'wharf_flashblock_build_seconds',
-    'Time from a flashblock starting to its being ready to publish (execution, journal write, roots).',
-    SECONDS,
-  );
-  readonly flashblockLateness = new Histogram(
-    'wharf_flashblock_lateness_seconds',
-    'How long after its deadline (block open + index * interval) a flashblock was published; 0 when on time.',
-    [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
-  );
-  readonly flashblockTxs = new Histogram(
-    'wharf_flashblock_transactions',
-    'Transactions pre-confirmed per flashblock (index 1..n).',
-    [0, 1, 5, 10, 25, 50, 100, 250, 500, 1000],
-  );
-  readonly submitToPending = new Histogram(
-    'wharf_submit_to_pending_seconds',
-    'Time from the pool accepting a transaction to the flashblock that pre-confirms it.',
-    SECONDS,
-  );
-  readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
-  readonly journalAppend = new Histogram(
-    'wharf_journal_append_seconds',
-    "A flashblock's journal write (O_DSYNC: until its bytes are on disk), part of its build; its state root is computed meanwhile.",
-    [0.001, 0.0025, ...SECONDS],
-  );
-  readonly sealDurableWait = new Histogram(
-    'wharf_seal_durable_wait_seconds',
-    "Time the next block's journal file waited for an earlier block to reach LevelDB before starting over (behind the seal: only that block's first flashblock waits for it).",
-    SECONDS,
-  );
-  flashblocks = 0;
-  blocks = 0;
-
-  render(): string {
-    return `${[
-      this.flashblockBuild.render(),
-      this.flashblockLateness.render(),
-      this.flashblockTxs.render(),
-      this.submitToPending.render(),
-      this.seal.render(),
-      this.journalAppend.render(),
-      this.sealDurableWait.render(),
-      '# HELP wharf_flashblocks_total Flashblocks published (index 0 included).',
-      '# TYPE wharf_flashblocks_total counter',
-      `wharf_flashblocks_total ${this.flashblocks}`,
-      '# HELP wharf_blocks_sealed_total Blocks sealed by the builder.',
-      '# TYPE wharf_blocks_sealed_total counter',
-      `wharf_blocks_sealed_total ${this.blocks}`,
-    ].join('\n')}\n`;
-  }
+  /** The node's registry: the process's and the pool's metrics join it (node.ts). */
+  readonly registry = new Registry();
+  private readonly registers = [this.registry];
+  readonly flashblockBuild = new Histogram({
+    name: 'wharf_flashblock_build_seconds',
+    help: 'Time from a flashblock starting to its being ready to publish (execution, journal write, roots).',
+    buckets: SECONDS,
+    registers: this.registers,
+  });
+  readonly flashblockLateness = new Histogram({
+    name: 'wharf_flashblock_lateness_seconds',
+    help: 'How long after its deadline (block open + index * interval) a flashblock was published; 0 when on time.',
+    buckets: [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
+    registers: this.registers,
+  });
+  readonly flashblockTxs = new Histogram({
+    name: 'wharf_flashblock_transactions',
+    help: 'Transactions pre-confirmed per flashblock (index 1..n).',
+    buckets: [0, 1, 5, 10, 25, 50, 100, 250, 500, 1000],
+    registers: this.registers,
+  });
+  readonly submitToPending = new Histogram({
+    name: 'wharf_submit_to_pending_seconds',
+    help: 'Time from the pool accepting a transaction to the flashblock that pre-confirms it.',
+    buckets: SECONDS,
+    registers: this.registers,
+  });
+  readonly seal = new Histogram({
+    name: 'wharf_seal_seconds',
+    help: 'Time to seal and store a block.',
+    buckets: SECONDS,
+    registers: this.registers,
+  });
+  readonly journalAppend = new Histogram({
+    name: 'wharf_journal_append_seconds',
+    help: "A flashblock's journal write (O_DSYNC: until its bytes are on disk), part of its build; its state root is computed meanwhile.",
+    buckets: [0.001, 0.0025, ...SECONDS],
+    registers: this.registers,
+  });
+  readonly sealDurableWait = new Histogram({
+    name: 'wharf_seal_durable_wait_seconds',
+    help: "Time the next block's journal file waited for an earlier block to reach LevelDB before starting over (behind the seal: only that block's first flashblock waits for it).",
+    buckets: SECONDS,
+    registers: this.registers,
+  });
+  readonly flashblocks = new Counter({
+    name: 'wharf_flashblocks_total',
+    help: 'Flashblocks published (index 0 included).',
+    registers: this.registers,
+  });
+  readonly blocks = new Counter({
+    name: 'wharf_blocks_sealed_total',
+    help: 'Blocks sealed by the builder.',
+    registers: this.registers,
+  });
 }

@@ -57,8 +57,8 @@ export async function startRpcServer(
   host: string,
   port: number,
   extraUpgrade?: (path: string, ws: WebSocket, query: URLSearchParams) => boolean,
-  /** Other GET paths (GET /metrics): a body and its content type, or undefined. */
-  extraGet?: (path: string) => { type: string; body: string } | undefined,
+  /** Other GET paths (GET /metrics): a body (or its promise) and its content type, or undefined. */
+  extraGet?: (path: string) => { type: string; body: string | Promise<string> } | undefined,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
 ): Promise<RpcServer> {
   const send = (res: http.ServerResponse, status: number, body: string) => {
@@ -95,9 +95,14 @@ export async function startRpcServer(
       if (req.method === 'GET') {
         const extra = extraGet?.((req.url ?? '/').split('?')[0]);
         if (extra) {
-          const bytes = Buffer.from(extra.body);
-          res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
-          res.end(bytes);
+          Promise.resolve(extra.body).then(
+            (body) => {
+              const bytes = Buffer.from(body);
+              res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
+              res.end(bytes);
+            },
+            (e) => send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`)),
+          );
           return;
         }
         return send(res, 200, JSON.stringify({ ok: true, jsonrpc: 'POST JSON-RPC 2.0 here' }));
