@@ -24,7 +24,6 @@ import { SimulateError } from './simulateError.js';
 import { type AccountOverride, applyStateOverrides, movePrecompiles } from './stateOverrides.js';
 import { createVm } from './vmFactory.js';
 
-export { SimulateError } from './simulateError.js';
 export type { AccountOverride } from './stateOverrides.js';
 
 export interface BlockOverrides {

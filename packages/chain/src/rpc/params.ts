@@ -137,11 +137,3 @@ export function parseBlockNumber(v: unknown, fail: (why: string) => never): Bloc
   if (n > 0x7fffffffffffffffn) fail('block number larger than int64');
   return { number: n };
 }
-
-/** The argument count check every method makes before parsing. */
-export function checkArity(params: unknown[], min: number, max: number): void {
-  if (params.length > max)
-    throw new RpcError(ErrorCode.InvalidParams, `too many arguments, want at most ${max}`);
-  if (params.length < min)
-    throw new RpcError(ErrorCode.InvalidParams, `missing value for required argument ${params.length}`);
-}
