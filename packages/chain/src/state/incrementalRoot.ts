@@ -8,6 +8,7 @@
  *   parent root ─ apply(layer 1) ─> root 1 ─ apply(layer 2) ─> root 2 ... ─ finish() ─> RootResult
  */
 import type { Account } from '@ethereumjs/util';
+import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
@@ -91,7 +92,7 @@ export class IncrementalStateRoot {
       }
       if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots));
       if (st) account.storageRoot = st.root();
-      const rlp = account.serialize();
+      const rlp = encodeAccount(account);
       this.accounts.set(k, account);
       this.encoded.set(k, rlp);
       updates.push([key, rlp]);

@@ -5,6 +5,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { Account } from '@ethereumjs/util';
+import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
@@ -58,7 +59,7 @@ export async function computeStateRoot(
       for (const n of c.nodes) nodes.push(n);
     }
     accounts.set(k, account);
-    updates.push([key, account.serialize()]);
+    updates.push([key, encodeAccount(account)]);
   }
   await trie.update(updates);
   const c = trie.commit();
