@@ -35,6 +35,8 @@ export class IncrementalStateRoot {
     private readonly store: TrieNodeStore,
     /** The account trie at `baseRoot` with nodes in memory (the parent's seal); copied, not changed. */
     warm?: StateTrie,
+    /** A fork's tries keep zeroed slots as leaves (stateRoot.ts slotUpdates). */
+    private readonly keepZeros = false,
   ) {
     this.trie = warm?.copy() ?? openTrie(baseRoot, store);
     this.current = baseRoot;
@@ -45,7 +47,7 @@ export class IncrementalStateRoot {
    * that may be dropped (a flashblock not yet on disk) is done on a fork and the fork kept.
    */
   fork(): IncrementalStateRoot {
-    const f = new IncrementalStateRoot(this.current, this.store, this.trie);
+    const f = new IncrementalStateRoot(this.current, this.store, this.trie, this.keepZeros);
     for (const [k, st] of this.storage) f.storage.set(k, st.copy());
     for (const [k, a] of this.accounts) f.accounts.set(k, a);
     for (const [k, e] of this.encoded) f.encoded.set(k, e);
@@ -90,7 +92,7 @@ export class IncrementalStateRoot {
         st = openTrie(account.storageRoot, this.store);
         this.storage.set(k, st);
       }
-      if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots));
+      if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots, this.keepZeros));
       if (st) account.storageRoot = st.root();
       const rlp = encodeAccount(account);
       this.accounts.set(k, account);

@@ -67,10 +67,14 @@ export async function computeStateRoot(
   return { root: c.root, nodes, accounts, trie };
 }
 
-/** A storage diff as trie updates: secure keys, RLP values, an empty value deletes the slot. */
-export function slotUpdates(slots: Map<string, Uint8Array>): [Uint8Array, Uint8Array][] {
+/** A storage diff as trie updates: secure keys, RLP values, an empty value deletes the slot (see keepZeros). */
+export function slotUpdates(
+  slots: Map<string, Uint8Array>,
+  /** A fork keeps a zero as a leaf (RLP of empty): "zero since the fork", not "ask the remote". */
+  keepZeros = false,
+): [Uint8Array, Uint8Array][] {
   const out: [Uint8Array, Uint8Array][] = [];
   for (const [slot, value] of slots)
-    out.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
+    out.push([keccak256(hexToBytes(slot)), value.length || keepZeros ? RLP.encode(value) : value]);
   return out;
 }
