@@ -23,8 +23,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
-import { importBlock } from '../execution/importBlock.js';
-import { hexToBytes } from '../primitives/hex.js';
+import { checkHeader, importBlock } from '../execution/importBlock.js';
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { readAccountKeyed } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
@@ -37,6 +37,17 @@ import {
   type SealListener,
 } from './events.js';
 import type { FlashblockJournal } from './flashblockJournal.js';
+import {
+  addAll,
+  agreement,
+  baseOf,
+  type FlashblockVerdict,
+  type FollowedFlashblock,
+  type FollowedState,
+  type FollowedTx,
+  openFollowed,
+  sameBase,
+} from './followedBlocks.js';
 import type { LateFlashblock } from './lateFlashblocks.js';
 import { BuilderMetrics } from './metrics.js';
 import { type HeaderOverrides, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
@@ -48,6 +59,7 @@ import { TickSignal } from './tickSignal.js';
 
 export type { BusyListener, FlashblockListener, SealedChangesListener, SealListener } from './events.js';
 export type { LateFlashblock } from './lateFlashblocks.js';
+export type { FlashblockVerdict, FollowedBase, FollowedFlashblock, FollowedTx } from './followedBlocks.js';
 export type { RecoveryOutcome } from './recovery.js';
 
 /** How long pool arrivals are gathered before they are executed into the flashblock being built. */
@@ -66,6 +78,16 @@ export interface ProducerOptions {
   onError?: (e: unknown) => void;
   /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
   onLate?: (late: LateFlashblock) => void;
+  /** A follower dropped flashblocks of its sequencer (contradicted or missed), and why. */
+  onDropped?: (drop: DroppedFlashblocks) => void;
+}
+
+/** Flashblocks a follower dropped: never shown, or no longer shown. */
+export interface DroppedFlashblocks {
+  block: bigint;
+  /** How many (the one refused, or those the sealed block contradicted). */
+  count: number;
+  reason: string;
 }
 
 /**
@@ -125,6 +147,10 @@ export class BlockProducer {
   private clockOffsetMs = 0;
   /** Dev methods' changes in the block being built, to apply again if it is opened again. */
   private blockEdits: ((s: JournaledState) => Promise<void>)[] = [];
+  /** A follower's block built from its sequencer's flashblocks (followedBlocks.ts). */
+  private followed?: FollowedState;
+  /** The account trie at the head's state root, from its seal: a followed block opens on it. */
+  private warm?: StateTrie;
 
   constructor(
     private readonly ctx: ChainContext,
@@ -349,20 +375,166 @@ export class BlockProducer {
   }
 
   /**
-   * A follower's block, sealed by its sequencer: validated and imported (execution/importBlock.ts:
-   * header against the parent, every root recomputed), then the next block opens on it and the
-   * head's listeners run. Never on a producer that seals itself. Consumer: follower/blockFollower.ts.
+   * A follower's block, sealed by its sequencer (`txs`: its transactions with senders, else
+   * recovered here). Built on the pending block when the flashblocks applied so far are its first
+   * transactions (the rest executed into it), else on a fresh one with its header; sealed only
+   * if that gives the block's hash (state, transactions and receipts roots, bloom and gas all
+   * recomputed). A block that does not is run through execution/importBlock.ts, which names the
+   * field that differs. Flashblocks the block contradicts are dropped and counted. Never on a
+   * producer that seals itself. Consumer: follower/blockFollower.ts.
    */
-  importSealed(block: Block): Promise<void> {
+  importSealed(block: Block, txs?: readonly FollowedTx[]): Promise<void> {
     return this.enqueue(async () => {
       if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
+      const head = this.ctx.blocks.head;
+      // Sealed here already from its flashblocks (the next block's first one named it).
+      if (equalBytes(head.hash(), block.hash())) return;
+      checkHeader(block, head, this.ctx.spec.baseFee);
+      const list =
+        txs ??
+        block.transactions.map((tx) => ({
+          tx,
+          raw: tx.serialize(),
+          hash: tx.hash(),
+          sender: tx.getSenderAddress().bytes,
+        }));
+      if (await this.sealFollowed(block, list)) {
+        this.metrics.follow.reexecuted++;
+        return;
+      }
       await importBlock(this.ctx, block);
+      this.metrics.follow.imported++;
+      this.followed = undefined;
+      this.warm = undefined;
       this.building = this.open(block);
       this.stager.blockSealed();
       this.hidden = undefined;
       this.events.emit('sealed', block, []);
       this.events.emit('flashblock', this.building.snapshot);
     });
+  }
+
+  /** Seals `block` from a pending block that re-executes it (see importSealed). False: it did not match. */
+  private async sealFollowed(block: Block, txs: readonly FollowedTx[]): Promise<boolean> {
+    const head = this.ctx.blocks.head;
+    const base = baseOf(block);
+    const f = this.followed;
+    let b: PendingBlock | undefined = this.building;
+    let from = 0;
+    if (f && b.number === block.header.number && sameBase(f.base, base) && !b.staged.length) {
+      const { same, standing } = agreement(b.snapshot.txs, txs, f.marks);
+      if (same === b.snapshot.txs.length) from = same;
+      else {
+        this.dropped(block.header.number, f.marks.length - standing, 'the sealed block contradicts them');
+        b = undefined;
+      }
+    } else b = undefined;
+    b ??= openFollowed(this.ctx, head, base, this.warm);
+    if (await addAll(b, txs.slice(from))) return false;
+    await b.publish(b.snapshot.index + 1);
+    if (!equalBytes(b.snapshot.block.hash(), block.hash())) return false;
+    this.building = b;
+    this.followed = undefined;
+    await this.sealPending();
+    return true;
+  }
+
+  /**
+   * One flashblock of a follower's sequencer, in stream order: index 0 opens its block on the
+   * head with the sequencer's header (sealing the pending block first if the new block's parent
+   * is it: the sequencer sealed exactly what was pre-confirmed); a later one executes its
+   * transactions into the pending block and is shown only if the partial block then hashes to
+   * its `block_hash`. A flashblock that does not is dropped (and counted), and with it the rest
+   * of its block's: the sealed block settles that block. Consumer: follower/flashblockFollower.ts.
+   */
+  applyFlashblock(fb: FollowedFlashblock): Promise<FlashblockVerdict> {
+    return this.enqueue(async (): Promise<FlashblockVerdict> => {
+      if (this.opts.mining) throw new Error('applyFlashblock is for followers: this node builds its own');
+      if (fb.base) {
+        const b = this.building;
+        const f = this.followed;
+        if (!equalBytes(fb.base.parentHash, this.ctx.blocks.head.hash())) {
+          const sealable =
+            f &&
+            !f.broken &&
+            !b.staged.length &&
+            b.number + 1n === fb.base.number &&
+            equalBytes(b.snapshot.block.hash(), fb.base.parentHash);
+          if (!sealable) return { kind: 'unknown-parent' };
+          this.followed = undefined;
+          await this.sealPending();
+          this.metrics.follow.fromFlashblocks++;
+        }
+        const head = this.ctx.blocks.head;
+        const next = openFollowed(this.ctx, head, fb.base, this.warm);
+        try {
+          checkHeader(next.snapshot.block, head, this.ctx.spec.baseFee);
+        } catch (e) {
+          return this.refuse(fb, (e as Error).message);
+        }
+        this.building = next;
+        this.followed = { base: fb.base, payloadId: fb.payloadId, marks: [] };
+        this.stager.blockSealed();
+        this.hidden = undefined;
+        if (!fb.txs.length) {
+          this.metrics.follow.applied++;
+          this.events.emit('flashblock', next.snapshot);
+          return { kind: 'applied' };
+        }
+      }
+      const f = this.followed;
+      const b = this.building;
+      if (!f || f.payloadId !== fb.payloadId || fb.number !== b.number) {
+        // A block past the next one: the follower is behind. One before: sealed already.
+        return fb.number > b.number ? { kind: 'unknown-parent' } : { kind: 'duplicate' };
+      }
+      if (f.broken) return this.refuse(fb, f.broken, false);
+      if (fb.index <= b.snapshot.index && !fb.base) return { kind: 'duplicate' };
+      if (fb.index > b.snapshot.index + 1) {
+        f.broken = `flashblock ${b.snapshot.index + 1} of block ${b.number} was missed`;
+        this.refuse(fb, f.broken, false);
+        return { kind: 'gap' };
+      }
+      const why = await addAll(b, fb.txs);
+      if (why) return this.refuse(fb, why);
+      const prepared = await b.prepare();
+      if (prepared && !equalBytes(prepared.stateRoot.root, fb.stateRoot)) {
+        b.discard();
+        return this.refuse(
+          fb,
+          `state root ${bytesToHex(prepared.stateRoot.root)} re-executed, the flashblock says ${bytesToHex(fb.stateRoot)}`,
+        );
+      }
+      const s = await b.publish(fb.index, prepared);
+      if (!equalBytes(s.header.hash(), fb.blockHash)) {
+        // Shown already to nobody (no event yet), but in the block: open it again without it.
+        this.building = openFollowed(this.ctx, this.ctx.blocks.head, f.base, this.warm);
+        f.marks = [];
+        const refused = this.refuse(
+          fb,
+          `partial block ${bytesToHex(s.header.hash())} re-executed, the flashblock says ${bytesToHex(fb.blockHash)}`,
+        );
+        this.events.emit('flashblock', this.building.snapshot);
+        return refused;
+      }
+      f.marks.push(s.txs.length);
+      this.metrics.follow.applied++;
+      this.events.emit('flashblock', s);
+      return { kind: 'applied' };
+    });
+  }
+
+  /** Drops `fb` (and, `breaks`, the rest of its block's flashblocks), counted and reported. */
+  private refuse(fb: FollowedFlashblock, reason: string, breaks = true): FlashblockVerdict {
+    if (breaks && this.followed?.payloadId === fb.payloadId) this.followed.broken ??= reason;
+    this.dropped(fb.number, 1, `flashblock ${fb.index}: ${reason}`);
+    return { kind: 'contradicted', reason };
+  }
+
+  private dropped(block: bigint, count: number, reason: string): void {
+    if (count <= 0) return;
+    this.metrics.follow.dropped += count;
+    this.opts.onDropped?.({ block, count, reason });
   }
 
   onSealed(l: SealListener): () => void {
@@ -633,7 +805,10 @@ export class BlockProducer {
     const started = this.now();
     const sealed = await this.sealer.seal(
       this.building,
-      (parent, warm) => this.open(parent, undefined, warm),
+      (parent, warm) => {
+        this.warm = warm;
+        return this.open(parent, undefined, warm);
+      },
       // The sealed block's batch is filled once the next block's first pre-confirmation is shown
       // (two intervals at most), not while the staging passes catch up after the seal.
       this.timer ? () => this.events.nextShown(2 * this.opts.flashblockInterval) : undefined,
