@@ -31,6 +31,12 @@ export interface ChainFlags extends RpcLimitFlags {
   genesis?: string;
   /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
   sequencer?: string;
+  /** `wharf chain follow`: its flashblock stream (--flashblocks-url), or false (--no-flashblocks). */
+  flashblocks?: boolean;
+  flashblocksUrl?: string;
+  followPoll?: number;
+  followBuffer?: number;
+  followMaxMessage?: number;
   ephemeral?: boolean;
   /** false with --no-dev-methods. */
   devMethods?: boolean;
@@ -107,7 +113,17 @@ export async function startChain(
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
-    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
+    ...(flags.sequencer
+      ? {
+          follow: {
+            sequencerUrl: flags.sequencer,
+            flashblocksUrl: flags.flashblocks === false ? false : flags.flashblocksUrl,
+            pollMs: flags.followPoll,
+            maxBufferedFlashblocks: flags.followBuffer,
+            maxFlashblockBytes: flags.followMaxMessage,
+          },
+        }
+      : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });

@@ -398,12 +398,9 @@ export class BlockProducer {
           hash: tx.hash(),
           sender: tx.getSenderAddress().bytes,
         }));
-      if (await this.sealFollowed(block, list)) {
-        this.metrics.follow.reexecuted++;
-        return;
-      }
-      await importBlock(this.ctx, block);
+      if (await this.sealFollowed(block, list)) return;
       this.metrics.follow.imported++;
+      await importBlock(this.ctx, block);
       this.followed = undefined;
       this.warm = undefined;
       this.building = this.open(block);
@@ -421,11 +418,17 @@ export class BlockProducer {
     const f = this.followed;
     let b: PendingBlock | undefined = this.building;
     let from = 0;
-    if (f && b.number === block.header.number && sameBase(f.base, base) && !b.staged.length) {
-      const { same, standing } = agreement(b.snapshot.txs, txs, f.marks);
-      if (same === b.snapshot.txs.length) from = same;
+    if (f && b.number === block.header.number) {
+      const { same, standing } = sameBase(f.base, base)
+        ? agreement(b.snapshot.txs, txs, f.marks)
+        : { same: -1, standing: 0 };
+      if (same === b.snapshot.txs.length && !b.staged.length) from = same;
       else {
-        this.dropped(block.header.number, f.marks.length - standing, 'the sealed block contradicts them');
+        this.dropped(
+          block.header.number,
+          f.marks.length - standing,
+          same < 0 ? 'the sealed block has another header' : 'the sealed block has other transactions',
+        );
         b = undefined;
       }
     } else b = undefined;
@@ -435,6 +438,7 @@ export class BlockProducer {
     if (!equalBytes(b.snapshot.block.hash(), block.hash())) return false;
     this.building = b;
     this.followed = undefined;
+    this.metrics.follow.reexecuted++;
     await this.sealPending();
     return true;
   }
@@ -462,8 +466,8 @@ export class BlockProducer {
             equalBytes(b.snapshot.block.hash(), fb.base.parentHash);
           if (!sealable) return { kind: 'unknown-parent' };
           this.followed = undefined;
-          await this.sealPending();
           this.metrics.follow.fromFlashblocks++;
+          await this.sealPending();
         }
         const head = this.ctx.blocks.head;
         const next = openFollowed(this.ctx, head, fb.base, this.warm);
@@ -491,8 +495,7 @@ export class BlockProducer {
       if (f.broken) return this.refuse(fb, f.broken, false);
       if (fb.index <= b.snapshot.index && !fb.base) return { kind: 'duplicate' };
       if (fb.index > b.snapshot.index + 1) {
-        f.broken = `flashblock ${b.snapshot.index + 1} of block ${b.number} was missed`;
-        this.refuse(fb, f.broken, false);
+        this.refuse(fb, `flashblock ${b.snapshot.index + 1} of block ${b.number} was missed`);
         return { kind: 'gap' };
       }
       const why = await addAll(b, fb.txs);
@@ -524,17 +527,20 @@ export class BlockProducer {
     });
   }
 
-  /** Drops `fb` (and, `breaks`, the rest of its block's flashblocks), counted and reported. */
+  /**
+   * Drops `fb`, counted. `breaks`: the first of its block, reported, and the rest of the block's
+   * are dropped too (counted, not reported again: one line per block).
+   */
   private refuse(fb: FollowedFlashblock, reason: string, breaks = true): FlashblockVerdict {
     if (breaks && this.followed?.payloadId === fb.payloadId) this.followed.broken ??= reason;
-    this.dropped(fb.number, 1, `flashblock ${fb.index}: ${reason}`);
+    this.dropped(fb.number, 1, `flashblock ${fb.index}: ${reason}`, breaks);
     return { kind: 'contradicted', reason };
   }
 
-  private dropped(block: bigint, count: number, reason: string): void {
+  private dropped(block: bigint, count: number, reason: string, report = true): void {
     if (count <= 0) return;
     this.metrics.follow.dropped += count;
-    this.opts.onDropped?.({ block, count, reason });
+    if (report) this.opts.onDropped?.({ block, count, reason });
   }
 
   onSealed(l: SealListener): () => void {
