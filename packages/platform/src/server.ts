@@ -9,13 +9,16 @@
  *                    delivery/outboxRelay (pushes what a writer did not: docs/decisions/0170)
  *   rate limit ─> ratelimit/store (in memory, or Redis with per-instance fallback)
  *   /healthz (liveness), /readyz (database and Redis answer)
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part. Its length is wiring and options; it holds no rule of its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { type Admin, createAdmin } from './admin.js';
+import { type Admin, createAdmin } from './domain/admin.js';
 import { type Database, openDatabase } from './db/database.js';
 import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';

@@ -7,6 +7,9 @@
  *
  *   flat (latest sealed) <- layer 1 <- layer 2 <- ... <- working layer (unpublished)
  *                           └──────── published ─────┘
+ *
+ * One file (over 400 lines): the layers, the snapshots, the roots folded ahead and the seal share
+ * one invariant (readers see only published layers; the seal takes exactly what was published).
  */
 import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -289,8 +292,8 @@ export class PendingBlock {
   /**
    * Folds what has been staged so far into the flashblock's root, ahead of `prepare`: the root's
    * work (trie reads, hashing) is spread over the interval instead of falling on the flashblock's
-   * deadline. Call only between transactions (no `add` under way). Measured 2026-11-26 at 1,000
-   * tx/s: the root was 12 ms (p50) to 21 ms (p98) of a flashblock's 16-26 ms after staging.
+   * deadline. Call only between transactions (no `add` under way).
+   * docs/decisions/0034-fold-root-ahead-and-stop-at-deadline.md.
    */
   async rootAhead(): Promise<void> {
     const w = this.working;
