@@ -17,6 +17,9 @@
  * poolState.ts (what the pool validates against), producerOptions.ts (settings, seal modes),
  * following.ts (a follower's: its sequencer's flashblocks and sealed blocks, through the same
  * PendingBlock and seal).
+ *
+ * One file (over 400 lines): it owns the queue and every change of the block being built; each
+ * part it coordinates is a file of its own, and what is left here is when each runs.
  */
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
@@ -47,9 +50,6 @@ import { Stager } from './stager.js';
 import { StagingPasses } from './stagingPasses.js';
 import type { ProducerOptions, SealMode } from './producerOptions.js';
 import { TickSignal } from './tickSignal.js';
-
-export type { FlashblockVerdict, FollowedBase, FollowedFlashblock, FollowedTx } from './followedBlocks.js';
-export type { DroppedFlashblocks } from './producerOptions.js';
 
 export class BlockProducer {
   private building: PendingBlock;
@@ -102,15 +102,18 @@ export class BlockProducer {
     this.attempt = { stager, sealer, schedule, events, pool, hide, now, ...report };
     this.opener = new BlockOpener(ctx, now, opts.extraData);
     this.building = this.opener.open(ctx.blocks.head);
+    const setBuilding = (b: PendingBlock) => this.replaceBuilding(b);
+    const [seal, openFresh] = [() => this.sealPending(), (parent: Block) => this.openFresh(parent)];
+    const { onDropped } = opts;
     this.following = new Following({
       ctx,
       events,
       metrics,
       building,
-      setBuilding: (b) => this.replaceBuilding(b),
-      seal: () => this.sealPending(),
-      openFresh: (parent) => this.openFresh(parent),
-      onDropped: opts.onDropped,
+      setBuilding,
+      seal,
+      openFresh,
+      onDropped,
     });
   }
 
@@ -251,27 +254,20 @@ export class BlockProducer {
     });
   }
 
-  /**
-   * A follower's block, sealed by its sequencer (`txs`: its transactions with senders): sealed
-   * from the pending block re-executing it, or imported by execution/importBlock.ts (following.ts).
-   * Never on a producer that seals itself. Consumer: follower/blockFollower.ts.
-   */
+  /** A follower's: its sequencer's sealed block (following.ts). Consumer: follower/blockFollower.ts. */
   importSealed(block: Block, txs?: readonly FollowedTx[]): Promise<void> {
-    return this.enqueue(async () => {
-      if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
-      await this.following.importSealed(block, txs);
-    });
+    return this.followerOnly(() => this.following.importSealed(block, txs));
   }
 
-  /**
-   * A follower's: one flashblock of its sequencer's stream, in order, re-executed and shown only
-   * if it gives what the sequencer sent (following.ts). Consumer: follower/flashblockFollower.ts.
-   */
+  /** A follower's: its sequencer's next flashblock (following.ts). Consumer: follower/flashblockFollower.ts. */
   applyFlashblock(fb: FollowedFlashblock): Promise<FlashblockVerdict> {
-    return this.enqueue(async () => {
-      if (this.opts.mining) throw new Error('applyFlashblock is for followers: this node builds its own');
-      return this.following.applyFlashblock(fb);
-    });
+    return this.followerOnly(() => this.following.applyFlashblock(fb));
+  }
+
+  private followerOnly<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.opts.mining)
+      return Promise.reject(new Error('for followers only: this node seals its own blocks'));
+    return this.enqueue(fn);
   }
 
   // Listeners (events.ts says when each event fires); each returns its unsubscribe.
@@ -364,7 +360,6 @@ export class BlockProducer {
   private openFresh(parent: Block): void {
     this.replaceBuilding(this.opener.open(parent));
   }
-
   private replaceBuilding(b: PendingBlock): void {
     this.building = b;
     this.stager.blockSealed();

@@ -11,7 +11,7 @@
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
 import { bytesToHex, hexToBytes } from '../primitives/hex.js';
-import type { FollowedTx } from '../builder/blockProducer.js';
+import type { FollowedTx } from '../builder/followedBlocks.js';
 import type { FollowedTxDecoder } from './followedTx.js';
 import type { SequencerClient } from './sequencerClient.js';
 

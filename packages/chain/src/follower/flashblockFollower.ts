@@ -11,7 +11,7 @@
  *       producer.applyFlashblock ─> applied | kept for later (unknown parent) | dropped
  */
 import WebSocket from 'ws';
-import type { FlashblockVerdict, FollowedFlashblock } from '../builder/blockProducer.js';
+import type { FlashblockVerdict, FollowedFlashblock } from '../builder/followedBlocks.js';
 import { messageText, parseFlashblock } from './flashblockMessage.js';
 import type { FollowedTxDecoder } from './followedTx.js';
 

@@ -6,7 +6,7 @@
  * and drops the message, never the connection's later ones.
  */
 import { brotliDecompressSync } from 'node:zlib';
-import type { FollowedFlashblock } from '../builder/blockProducer.js';
+import type { FollowedFlashblock } from '../builder/followedBlocks.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { FollowedTxDecoder } from './followedTx.js';
 

@@ -6,7 +6,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { FollowedTx } from '../builder/blockProducer.js';
+import type { FollowedTx } from '../builder/followedBlocks.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { type BlobSupport, blobSupportOf } from '../txpool/blobs.js';
