@@ -168,6 +168,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
+    following: options.follow !== undefined,
     onDropped: (d) =>
       log?.warn(
         { block: Number(d.block), dropped: d.count, reason: d.reason },

@@ -92,7 +92,8 @@ export class BlockProducer {
     const fired = (timing: FlashblockTiming) => this.enqueue(() => this.onTick(timing));
     this.timer = new FlashblockTimer({ schedule, tick, events, now, intervalMs, fired });
     const journaling = () => this.mode === 'interval';
-    this.sealer = new Sealer({ journal: opts.journal, journaling, metrics, now, onError });
+    const copiedElsewhere = opts.following;
+    this.sealer = new Sealer({ journal: opts.journal, journaling, metrics, now, onError, copiedElsewhere });
     this.stager = new Stager({ flat: ctx.flat, pool, building, tick, now, stopped, onError });
     const { stager, sealer } = this;
     const enqueue = (fn: () => Promise<void>) => this.enqueue(fn);
@@ -264,6 +265,11 @@ export class BlockProducer {
     return this.followerOnly(() => this.following.applyFlashblock(fb));
   }
 
+  /** A follower's: reads what a flashblock will touch ahead of its turn on the queue. */
+  warmFollowed(fb: FollowedFlashblock): void {
+    this.following.warm(fb);
+  }
+
   private followerOnly<T>(fn: () => Promise<T>): Promise<T> {
     if (this.opts.mining)
       return Promise.reject(new Error('for followers only: this node seals its own blocks'));
@@ -384,7 +390,7 @@ export class BlockProducer {
       this.building,
       (parent, warm) => {
         // A follower's next block opens on the same trie once its flashblock 0 comes.
-        this.following.warm = warm;
+        this.following.warmTrie = warm;
         return this.opener.open(parent, undefined, warm);
       },
       // The sealed block's batch is filled once the next block's first pre-confirmation is shown

@@ -49,9 +49,26 @@ export class Following {
   /** The followed block being built (opened by a flashblock 0), if any. */
   private followed?: FollowedState;
   /** The account trie at the head's state root, from its seal: a followed block opens on it. */
-  warm?: StateTrie;
+  warmTrie?: StateTrie;
 
   constructor(private readonly d: FollowingDeps) {}
+
+  /**
+   * Reads the accounts and trie paths `fb` touches into memory, outside the queue (as the stager
+   * does for pool transactions): its turn then executes and roots it without waiting on LevelDB.
+   */
+  warm(fb: FollowedFlashblock): void {
+    const b = this.d.building();
+    if (fb.number !== b.number || !fb.txs.length) return;
+    const addresses: Uint8Array[] = [];
+    for (const t of fb.txs) {
+      addresses.push(t.sender);
+      const to = t.tx.to?.bytes;
+      if (to) addresses.push(to);
+    }
+    b.warmRoot(addresses).catch(() => {}); // only a warm-up: the root reads what is missing
+    this.d.ctx.flat.prefetch(addresses).catch(() => {});
+  }
 
   /** One flashblock, in stream order (see the file's header). */
   async applyFlashblock(fb: FollowedFlashblock): Promise<FlashblockVerdict> {
@@ -73,7 +90,7 @@ export class Following {
         await this.d.seal();
       }
       const head = ctx.blocks.head;
-      const next = openFollowed(ctx, head, fb.base, this.warm);
+      const next = openFollowed(ctx, head, fb.base, this.warmTrie);
       try {
         checkHeader(next.snapshot.block, head, ctx.spec.baseFee);
       } catch (e) {
@@ -112,7 +129,7 @@ export class Following {
     const s = await b.publish(fb.index, prepared);
     if (!equalBytes(s.header.hash(), fb.blockHash)) {
       // In the block now though shown to nobody yet: open the block again without it.
-      const again = openFollowed(ctx, ctx.blocks.head, f.base, this.warm);
+      const again = openFollowed(ctx, ctx.blocks.head, f.base, this.warmTrie);
       this.d.setBuilding(again);
       f.marks = [];
       const refused = this.refuse(
@@ -151,7 +168,7 @@ export class Following {
     if (await this.sealFollowed(block, list)) return;
     metrics.follow.imported++;
     this.followed = undefined;
-    this.warm = undefined;
+    this.warmTrie = undefined;
     await importBlock(ctx, block);
     this.d.openFresh(block);
     events.emit('sealed', block, []);
@@ -179,7 +196,7 @@ export class Following {
         b = undefined;
       }
     } else b = undefined;
-    b ??= openFollowed(ctx, ctx.blocks.head, base, this.warm);
+    b ??= openFollowed(ctx, ctx.blocks.head, base, this.warmTrie);
     if (await addAll(b, txs.slice(from))) return false;
     await b.publish(b.snapshot.index + 1);
     if (!equalBytes(b.snapshot.block.hash(), block.hash())) return false;

@@ -20,6 +20,8 @@ const MAX_RETRY_MS = 5_000;
 
 export interface FlashblockApplier {
   applyFlashblock(fb: FollowedFlashblock): Promise<FlashblockVerdict>;
+  /** Reads what `fb` touches ahead of its turn (never changes anything). */
+  warmFollowed?(fb: FollowedFlashblock): void;
 }
 
 export interface FlashblockFollowerOptions {
