@@ -132,7 +132,8 @@ describe('--fork-url', () => {
       code: -32000,
       message: expect.stringContaining(`fork remote unreachable: ${a.url}`),
     });
-    await expect(rpc(b2.url, 'eth_getBlockByNumber', ['0x2', false])).rejects.toMatchObject({
+    // A transaction hash this node does not know could be one of A's blocks: A must answer.
+    await expect(rpc(b2.url, 'eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).rejects.toMatchObject({
       code: -32000,
       message: expect.stringContaining(a.url),
     });
