@@ -7,6 +7,9 @@
  *   commit() ──> root() + the new nodes (hash, encoding) for the caller to persist
  *
  * Consumers: builder/ (one batch per seal), storage/ (persists commit().nodes), rpc/ (proofs).
+ *
+ * One file (over 400 lines): loading, batches, roots, commits, proofs and eviction all keep the
+ * same node cache and its rule (a stored node is loaded once, then kept until evicted).
  */
 import { initKeccak, isKeccakReady, keccak256 } from '../crypto/keccak.js';
 import { mergeSorted, sortUpdates } from './bulk.js';
