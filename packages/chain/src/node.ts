@@ -4,20 +4,29 @@
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
  *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part (sequencer, follower, fork). Its length is wiring; it holds no rule of its own.
  */
+import { Address } from '@ethereumjs/util';
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import type { Logger } from 'pino';
 import { BlockProducer } from './builder/blockProducer.js';
 import { DevControls } from './builder/devControls.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
-import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
+import type { ChainConfig, DevChainConfig, GethGenesis } from './chainspec/chainConfig.js';
+import { forkConfig } from './execution/forkPoint.js';
 import { openChain } from './execution/openChain.js';
 import { BlockFollower } from './follower/blockFollower.js';
+import { FlashblockFollower } from './follower/flashblockFollower.js';
+import { FollowedTxDecoder } from './follower/followedTx.js';
 import { devConfigLike, sequencerGenesis } from './follower/followerGenesis.js';
 import { forwardedMethods } from './follower/forwardedMethods.js';
 import { SequencerClient } from './follower/sequencerClient.js';
+import type { ChainContext } from './execution/chainContext.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
@@ -115,12 +124,28 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     sequencerGenesisBlock && !options.genesisPath
       ? devConfigLike(sequencerGenesisBlock, options)
       : await chainConfigOf(options);
+  const forkTimeoutMs = options.forkTimeoutMs ?? 10_000;
+  const fork = options.fork;
+  // A fork asks the remote for its config only when the data directory is new.
+  const forkFresh = fork
+    ? () =>
+        forkConfig(
+          { url: fork.url, blockNumber: fork.blockNumber, timeoutMs: forkTimeoutMs },
+          fresh as DevChainConfig,
+          fork.chainId,
+        )
+    : undefined;
   const ephemeral = options.ephemeral ?? false;
   // A state file is read before anything starts: a bad one stops the start, naming what is wrong.
   const loadState = options.loadState ? await readStateFile(options.loadState) : undefined;
-  const ctx = await openChain(options.dataDir, fresh, {
+  const ctx = await openChain(options.dataDir, forkFresh ?? fresh, {
     ephemeral,
+    fork: { url: fork?.url, timeoutMs: forkTimeoutMs },
     requireSame: (stored) => {
+      const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
+      if (fork && !storedFork)
+        return 'the data directory holds a chain that is not a fork: use another --data-dir for --fork-url';
+      if (storedFork) return undefined; // a fork keeps its own chain id (the remote's, or the one given)
       if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
         return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
       if (fresh.kind === 'geth' && JSON.stringify(stored) !== JSON.stringify(fresh))
@@ -156,6 +181,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
+    following: options.follow !== undefined,
+    onDropped: (d) =>
+      log?.warn(
+        { block: Number(d.block), dropped: d.count, reason: d.reason },
+        "dropped the sequencer's flashblocks",
+      ),
   });
   const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
@@ -207,6 +238,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     pool,
     rotatePoolJournal: () => poolJournal.rotate(),
+    fork: ctx.fork && { url: ctx.fork.source.url, blockNumber: ctx.fork.number },
     setLogging: (on) => {
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
@@ -214,6 +246,15 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // --no-dev-methods: no test methods and no impersonation (the RPC answers -32601).
   const devMethods = options.devMethods !== false;
   if (devMethods) dev = devControls;
+  if (ctx.fork && ctx.blocks.head.header.number === ctx.fork.number) {
+    // A new fork: the dev accounts get their balance in the first block on top, as Anvil's do.
+    await producer.edit(async (s) => {
+      for (const a of spec.devAccounts)
+        await s.modifyAccountFields(new Address(hexToBytes(a.address)), { balance: options.balance });
+    });
+    if (ctx.blocks.head.header.number === ctx.fork.number) await devControls.mine();
+    log?.info({ url: ctx.fork.source.url, block: Number(ctx.fork.number) }, 'forked');
+  }
   if (loadState) {
     // The prepared world is sealed in a block of its own before anything else runs.
     await devControls.loadState(loadState);
@@ -238,6 +279,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     nodes: ctx.nodes,
     store: ctx.store,
     pending: () => producer.pending,
+    fork: ctx.fork,
   });
   const rpc: RpcContext = {
     chain: ctx,
@@ -296,7 +338,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         path === '/metrics'
           ? {
               type: producer.metrics.registry.contentType,
-              body: producer.metrics.registry.metrics(),
+              // The follower's stream counts (node.ts startFollowing) follow the registry's text.
+              body: producer.metrics.registry.metrics().then((text) => text + (following?.metrics() ?? '')),
             }
           : undefined,
       options.limits,
@@ -314,13 +357,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
-  const follower = sequencer
-    ? new BlockFollower(ctx, sequencer, producer, {
-        pollMs: options.follow?.pollMs ?? 100,
-        onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
-      })
-    : undefined;
-  follower?.start();
+  const following = sequencer ? startFollowing(ctx, sequencer, producer, recovery, options, log) : undefined;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
   ownStart();
@@ -333,7 +370,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     accounts: spec.devAccounts,
     close: () => {
       closed ??= (async () => {
-        await follower?.stop();
+        await following?.stop();
         await server.close();
         processMetrics.stop();
         flashblocks.close();
@@ -356,4 +393,85 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       return closed;
     },
   };
+}
+
+/** Defaults of ChainNodeOptions.follow.maxBufferedFlashblocks and maxFlashblockBytes. */
+const MAX_BUFFERED_FLASHBLOCKS = 64;
+const MAX_FLASHBLOCK_BYTES = 16 * 1024 * 1024;
+/** How long the next block may be missing while flashblocks stream before it is fetched (ms). */
+const SEALED_BLOCK_GRACE_MS = 300;
+
+/**
+ * A follower's two inputs: the sequencer's sealed blocks (polled) and its flashblocks (streamed),
+ * both through the producer. The stream's URL defaults to the sequencer's `/flashblocks`.
+ */
+function startFollowing(
+  ctx: ChainContext,
+  sequencer: SequencerClient,
+  producer: BlockProducer,
+  recovery: RecoveryThread,
+  options: ChainNodeOptions,
+  log: Logger | undefined,
+): { stop: () => Promise<void>; metrics: () => string } {
+  const follow = options.follow!;
+  const decoder = new FollowedTxDecoder(producer.pending.header.common, recovery);
+  let stream: FlashblockFollower | undefined;
+  const blocks = new BlockFollower(ctx, sequencer, producer, {
+    pollMs: follow.pollMs ?? 100,
+    decoder,
+    streaming: () => stream?.connected ?? false,
+    graceMs: SEALED_BLOCK_GRACE_MS,
+    onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
+    onImported: () => stream?.headMoved(),
+  });
+  const url = follow.flashblocksUrl ?? flashblocksUrlOf(sequencer.url);
+  if (url !== false) {
+    stream = new FlashblockFollower(producer, decoder, {
+      url,
+      maxBuffered: follow.maxBufferedFlashblocks ?? MAX_BUFFERED_FLASHBLOCKS,
+      maxMessageBytes: follow.maxFlashblockBytes ?? MAX_FLASHBLOCK_BYTES,
+      head: () => ctx.blocks.head.header.number,
+      behind: () => blocks.nudge(),
+      onError: (e) => log?.warn({ err: e }, "a flashblock of the sequencer's stream was refused"),
+      onConnection: (state, detail) =>
+        state === 'open'
+          ? log?.info({ url }, 'following the flashblock stream')
+          : log?.warn({ url, detail }, 'the flashblock stream dropped; reconnecting'),
+    });
+    stream.start();
+  }
+  blocks.start();
+  return {
+    stop: async () => {
+      await stream?.stop();
+      await blocks.stop();
+    },
+    metrics: () => {
+      const c = stream?.counts;
+      if (!c) return '';
+      return `${[
+        '# HELP wharf_follower_stream_connections_total Times the flashblock stream was opened.',
+        '# TYPE wharf_follower_stream_connections_total counter',
+        `wharf_follower_stream_connections_total ${c.connections}`,
+        '# HELP wharf_follower_stream_connected Whether the flashblock stream is open now.',
+        '# TYPE wharf_follower_stream_connected gauge',
+        `wharf_follower_stream_connected ${stream?.connected ? 1 : 0}`,
+        '# HELP wharf_follower_stream_malformed_total Stream messages refused as not a flashblock (logged).',
+        '# TYPE wharf_follower_stream_malformed_total counter',
+        `wharf_follower_stream_malformed_total ${c.malformed}`,
+        '# HELP wharf_follower_stream_buffer_dropped_total Flashblocks of blocks not imported yet dropped because the buffer was full.',
+        '# TYPE wharf_follower_stream_buffer_dropped_total counter',
+        `wharf_follower_stream_buffer_dropped_total ${c.bufferDropped}`,
+      ].join('\n')}\n`;
+    },
+  };
+}
+
+/** ws(s)://host/flashblocks for the sequencer's http(s) RPC URL. */
+function flashblocksUrlOf(rpcUrl: string): string {
+  const u = new URL(rpcUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = `${u.pathname.replace(/\/$/, '')}/flashblocks`;
+  u.search = '';
+  return u.toString();
 }

@@ -15,7 +15,8 @@ export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
-  chainId: bigint;
+  /** Undefined: 31337 (a fork: the remote's). */
+  chainId?: bigint;
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
@@ -31,6 +32,12 @@ export interface ChainFlags extends RpcLimitFlags {
   genesis?: string;
   /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
   sequencer?: string;
+  /** `wharf chain follow`: its flashblock stream (--flashblocks-url), or false (--no-flashblocks). */
+  flashblocks?: boolean;
+  flashblocksUrl?: string;
+  followPoll?: number;
+  followBuffer?: number;
+  followMaxMessage?: number;
   ephemeral?: boolean;
   /** false with --no-dev-methods. */
   devMethods?: boolean;
@@ -38,6 +45,10 @@ export interface ChainFlags extends RpcLimitFlags {
   dumpState?: string;
   /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
   state?: string;
+  /** --fork-url, --fork-block-number, --fork-timeout (ms). */
+  forkUrl?: string;
+  forkBlockNumber?: bigint;
+  forkTimeout?: number;
 }
 
 export interface ServeFlags {
@@ -91,7 +102,7 @@ export async function startChain(
     host: flags.host,
     port: flags.port,
     dataDir: path.resolve(flags.dataDir),
-    chainId: flags.chainId,
+    chainId: flags.chainId ?? 31337n,
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
@@ -107,7 +118,21 @@ export async function startChain(
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
-    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
+    ...(flags.forkUrl
+      ? { fork: { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.chainId } }
+      : {}),
+    forkTimeoutMs: flags.forkTimeout,
+    ...(flags.sequencer
+      ? {
+          follow: {
+            sequencerUrl: flags.sequencer,
+            flashblocksUrl: flags.flashblocks === false ? false : flags.flashblocksUrl,
+            pollMs: flags.followPoll,
+            maxBufferedFlashblocks: flags.followBuffer,
+            maxFlashblockBytes: flags.followMaxMessage,
+          },
+        }
+      : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });

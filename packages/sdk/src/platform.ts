@@ -11,7 +11,6 @@ import type { AppState, CatalogApp, ClientConfig, InboxPage, PinnedApp } from '.
 export { formatSiweMessage } from './siwe.js';
 export type { Session, SignInParameters } from './siwe.js';
 export type { StreamHandlers, StreamState } from './notificationStream.js';
-export type { AppState, PinnedApp, PlatformNotification } from './types.js';
 
 export interface PlatformClientOptions {
   /** The platform's base URL, e.g. http://127.0.0.1:3000 ('' in a browser: the page's origin). */

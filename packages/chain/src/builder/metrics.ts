@@ -1,7 +1,8 @@
 /**
  * The builder's Prometheus metrics (served at GET /metrics, prom-client): flashblock build time
  * and lateness, transactions per flashblock, submit-to-pending latency (pool arrival to
- * publication), seal time, the journal's writes and the flashblocks and blocks counted. Histograms
+ * publication), seal time, the journal's writes, the flashblocks and blocks counted, and a
+ * follower's flashblocks and blocks (applied, dropped, by path). Histograms
  * with fixed buckets, in the node's own registry (several nodes in one process never mix counts).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
@@ -64,4 +65,48 @@ export class BuilderMetrics {
     help: 'Blocks sealed by the builder.',
     registers: this.registers,
   });
+  /**
+   * A follower's: flashblocks of its sequencer applied and dropped; blocks sealed from the
+   * flashblocks alone, re-executed on the pending block, and imported by execution/importBlock.ts.
+   * Plain counts (the follower adds to them), read into the counters below when scraped.
+   */
+  readonly follow = { applied: 0, dropped: 0, fromFlashblocks: 0, reexecuted: 0, imported: 0 };
+
+  constructor() {
+    const follow = this.follow;
+    const registers = this.registers;
+    /** A counter that shows `read()` when scraped. */
+    const counted = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    counted(
+      'wharf_follower_flashblocks_applied_total',
+      "A follower's: the sequencer's flashblocks re-executed and shown.",
+      () => follow.applied,
+    );
+    counted(
+      'wharf_follower_flashblocks_dropped_total',
+      "A follower's: the sequencer's flashblocks dropped (their re-execution or the sealed block contradicted them, or one before them was missed).",
+      () => follow.dropped,
+    );
+    new Counter({
+      name: 'wharf_follower_blocks_total',
+      help: "A follower's: blocks of the sequencer it sealed, by how (flashblocks: from the flashblocks alone; reexecuted: the rest of the sealed block executed on the pending block; imported: execution/importBlock.ts).",
+      labelNames: ['path'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ path: 'flashblocks' }, follow.fromFlashblocks);
+        this.inc({ path: 'reexecuted' }, follow.reexecuted);
+        this.inc({ path: 'imported' }, follow.imported);
+      },
+    });
+  }
 }

@@ -4,7 +4,7 @@
  * "invalid argument 1 (block): hex string has leading zero digits".
  */
 import type { BlockTag } from '../state/resolve.js';
-import { ErrorCode, invalidParams, RpcError } from './errors.js';
+import { invalidParams } from './errors.js';
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
 

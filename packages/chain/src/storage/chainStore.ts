@@ -86,6 +86,13 @@ export class ChainStore {
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
 
+  /**
+   * A fork keeps deletions of the flat state as empty values (tombstones): a missing key there
+   * means "not written since the fork, ask the remote", so a slot set to zero or an account
+   * deleted must stay visible as such. Set by openChain for forks.
+   */
+  tombstones = false;
+
   private constructor(private readonly db: Db) {
     this.view = db.snapshot();
   }
@@ -156,6 +163,14 @@ export class ChainStore {
 
   async put(key: Bytes, value: Bytes): Promise<void> {
     await this.db.put(key, value);
+    this.renewView();
+  }
+
+  /** Puts in one batch (what a fork fetched: keys no block writes, so no overlay is involved). */
+  async putMany(entries: [Bytes, Bytes][]): Promise<void> {
+    const batch = this.db.batch();
+    for (const [k, v] of entries) batch.put(k, v);
+    await batch.write();
     this.renewView();
   }
 
@@ -246,7 +261,7 @@ export class ChainStore {
    */
   writeBlock(w: BlockWrite, fillAfter?: Promise<unknown>): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const ops = blockOps(w);
+    const ops = blockOps(w, this.tombstones);
     const overlay: [string, Bytes | null][] = ops.map((op) => [
       overlayKey(op.key),
       op.type === 'put' ? op.value : null,
@@ -294,17 +309,19 @@ export class ChainStore {
 }
 
 /** A block's batch, except the deletions of cleared storage (read from disk when it is written). */
-function blockOps(w: BlockWrite): Op[] {
+function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
+  const gone = (key: Bytes): Op =>
+    tombstones ? { type: 'put', key, value: new Uint8Array(0) } : { type: 'del', key };
   const ops: Op[] = [];
   for (const [hash, node] of w.nodes) ops.push({ type: 'put', key: keys.trieNode(hash), value: node });
   for (const c of w.code) ops.push({ type: 'put', key: keys.code(c.hash), value: c.code });
   for (const s of w.storage) {
     const key = keys.storage(s.address, s.slot);
-    ops.push(s.value.length ? { type: 'put', key, value: s.value } : { type: 'del', key });
+    ops.push(s.value.length ? { type: 'put', key, value: s.value } : gone(key));
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : { type: 'del', key });
+    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });
