@@ -4,6 +4,9 @@
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
  *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part (sequencer, follower, fork). Its length is wiring; it holds no rule of its own.
  */
 import { Address } from '@ethereumjs/util';
 import fs from 'node:fs/promises';
