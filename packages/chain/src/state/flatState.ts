@@ -121,7 +121,7 @@ export class FlatStateReader implements StateReader {
     // the read's to report (it asks again), not the prefetch's.
     const remote = await this.below.readAccounts(missing.map(([, a]) => a)).catch(() => undefined);
     if (!remote || v !== this.version) return;
-    missing.forEach(([k], j) => this.accounts.set(k, remote[j] ?? null));
+    for (let j = 0; j < missing.length; j++) this.accounts.set(missing[j][0], remote[j] ?? null);
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
