@@ -15,7 +15,8 @@ export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
-  chainId: bigint;
+  /** Undefined: 31337 (a fork: the remote's). */
+  chainId?: bigint;
   blockTime: number;
   flashblockInterval: number;
   mining: boolean;
@@ -38,6 +39,10 @@ export interface ChainFlags extends RpcLimitFlags {
   dumpState?: string;
   /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
   state?: string;
+  /** --fork-url, --fork-block-number, --fork-timeout (ms). */
+  forkUrl?: string;
+  forkBlockNumber?: bigint;
+  forkTimeout?: number;
 }
 
 export interface ServeFlags {
@@ -91,7 +96,7 @@ export async function startChain(
     host: flags.host,
     port: flags.port,
     dataDir: path.resolve(flags.dataDir),
-    chainId: flags.chainId,
+    chainId: flags.chainId ?? 31337n,
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     mining: flags.mining,
@@ -107,6 +112,10 @@ export async function startChain(
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
+    ...(flags.forkUrl
+      ? { fork: { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.chainId } }
+      : {}),
+    forkTimeoutMs: flags.forkTimeout,
     ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,

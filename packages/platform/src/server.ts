@@ -9,13 +9,16 @@
  *                    delivery/outboxRelay (pushes what a writer did not: docs/decisions/0170)
  *   rate limit ─> ratelimit/store (in memory, or Redis with per-instance fallback)
  *   /healthz (liveness), /readyz (database and Redis answer)
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part. Its length is wiring and options; it holds no rule of its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { type Admin, createAdmin } from './admin.js';
+import { type Admin, createAdmin } from './domain/admin.js';
 import { type Database, openDatabase } from './db/database.js';
 import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';
@@ -41,7 +44,11 @@ import { installAppSecurityHeaders } from './http/securityHeaders.js';
 import { fastifyTrustProxy } from './http/trustProxy.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
+import { registerMetrics } from './http/metricsRoute.js';
+import { StreamRegistry } from './http/notificationStream.js';
 import { readinessRoute } from './http/readinessRoute.js';
+import { countDeliveries } from './delivery/countDeliveries.js';
+import { createPlatformMetrics } from './metrics.js';
 import { ErrorBody } from './http/schemas.js';
 import { type PlatformServer, type PlatformServerOptions, platformLimitDefaults } from './options.js';
 import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
@@ -211,10 +218,13 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     log: app.log,
   });
   relay.start();
-  const delivery =
+  const metrics = createPlatformMetrics();
+  const delivery = countDeliveries(
     typeof options.delivery === 'function'
       ? options.delivery(sqlDelivery)
-      : (options.delivery ?? sqlDelivery);
+      : (options.delivery ?? sqlDelivery),
+    metrics,
+  );
   const projects = new ProjectsRepository(database.db);
   const admin = createAdmin(database.db, clock, wakeDispatcher);
   const sessions = new SessionsRepository(database.db);
@@ -308,6 +318,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   });
 
   app.get('/healthz', async () => ({ ok: true }));
+  registerMetrics(app, metrics);
   await app.register(readinessRoute, {
     database,
     redisPing: redisCounters ? () => redisCounters.ping() : undefined,
@@ -349,6 +360,14 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: limits.adminRateLimit,
     rateLimitWindowMs,
   });
+  const streamLimits = {
+    perSession: limits.streamsPerSession,
+    perAddress: limits.streamsPerAddress,
+    maxBufferBytes: limits.streamBufferBytes,
+    heartbeatMs: limits.sseHeartbeatMs,
+  };
+  const streams = new StreamRegistry(streamLimits);
+  metrics.watchStreams(() => streams.size);
   await app.register(clientRoutes, {
     deps: clientDeps,
     fanout,
@@ -356,12 +375,8 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: limits.clientRateLimit,
     ipRateLimit: limits.ipRateLimit,
     rateLimitWindowMs,
-    stream: {
-      perSession: limits.streamsPerSession,
-      perAddress: limits.streamsPerAddress,
-      maxBufferBytes: limits.streamBufferBytes,
-      heartbeatMs: limits.sseHeartbeatMs,
-    },
+    stream: streamLimits,
+    streams,
   });
   await app.register(dashboardRoutes, {
     deps: { admin, developer: deps, sendLog },

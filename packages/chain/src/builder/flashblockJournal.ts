@@ -99,12 +99,11 @@ export class FlashblockJournal {
 
   /**
    * Appends flashblock `index` to the open block, on disk when the returned promise settles.
-   * The write is synchronous, on this thread: under 1,000 tx/s the write itself took 1.2 ms
-   * (p50) and 7.6 ms at worst, but as an asynchronous write it took 7 ms (p50) to 15 ms (p99)
-   * until this thread had it back, queued in libuv's pool behind the database's reads and then
-   * behind this thread's own work: often enough the longest part of a flashblock. Blocking costs
-   * little here: the builder has nothing else to do until the flashblock is on disk, and the
-   * RPC server holds new requests while a flashblock is due.
+   * The write is synchronous, on this thread: an asynchronous write came back later than the
+   * write itself took, queued in libuv's pool behind the database's reads
+   * (docs/decisions/0033-synchronous-journal-write.md). Blocking costs little here: the builder
+   * has nothing else to do until the flashblock is on disk, and the RPC server holds new
+   * requests while a flashblock is due.
    */
   async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
     if (!this.current) throw new Error('flashblock journal is closed or has no open block');

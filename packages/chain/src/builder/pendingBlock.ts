@@ -7,6 +7,9 @@
  *
  *   flat (latest sealed) <- layer 1 <- layer 2 <- ... <- working layer (unpublished)
  *                           └──────── published ─────┘
+ *
+ * One file (over 400 lines): the layers, the snapshots, the roots folded ahead and the seal share
+ * one invariant (readers see only published layers; the seal takes exactly what was published).
  */
 import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -20,6 +23,8 @@ import { commitBlock } from '../execution/commitBlock.js';
 import { PlainTransfers } from '../execution/plainTransfer.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
+import { localRoot } from '../state/forkState.js';
+import { ForkError } from '../storage/forkSource.js';
 import { IncrementalStateRoot } from '../state/incrementalRoot.js';
 import type { RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
@@ -131,7 +136,12 @@ export class PendingBlock {
     overrides: HeaderOverrides = {},
   ) {
     this.top = ctx.flat;
-    this.stateRoot = new IncrementalStateRoot(parent.header.stateRoot, ctx.nodes, warm);
+    this.stateRoot = new IncrementalStateRoot(
+      localRoot(parent.header.stateRoot, ctx.fork),
+      ctx.nodes,
+      warm,
+      ctx.fork !== undefined,
+    );
     const p = parent.header;
     const common = ctx.spec.common.copy();
     common.setHardforkBy({ blockNumber: p.number + 1n, timestamp });
@@ -221,6 +231,8 @@ export class PendingBlock {
       w.txs.push(included);
       return { ok: true, included };
     } catch (e) {
+      // A fork's remote that did not answer: the transaction stays in the pool for the next try.
+      if (e instanceof ForkError) return { ok: false, reason: e.message, retry: true };
       return { ok: false, reason: (e as Error).message.split(' (block=')[0], retry: false };
     }
   }
@@ -287,8 +299,8 @@ export class PendingBlock {
   /**
    * Folds what has been staged so far into the flashblock's root, ahead of `prepare`: the root's
    * work (trie reads, hashing) is spread over the interval instead of falling on the flashblock's
-   * deadline. Call only between transactions (no `add` under way). Measured 2026-11-26 at 1,000
-   * tx/s: the root was 12 ms (p50) to 21 ms (p98) of a flashblock's 16-26 ms after staging.
+   * deadline. Call only between transactions (no `add` under way).
+   * docs/decisions/0034-fold-root-ahead-and-stop-at-deadline.md.
    */
   async rootAhead(): Promise<void> {
     const w = this.working;

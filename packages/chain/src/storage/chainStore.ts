@@ -48,26 +48,24 @@ const MISS = Symbol('miss');
 /**
  * LevelDB 1.20 (classic-level) maps every table file it has open into the process (up to 1,000,
  * with no option to read them instead), and a mapped page it has read stays in the node's RSS.
- * The node keeps every block's trie nodes, so the database grows ~1 MB/s at 1,000 transfers/s and
- * the mapped memory grew with it (60 -> 379 MB over 10 minutes). Its table cache holds
- * max_open_files - 10 tables; 74 is LevelDB's floor: 64 tables mapped, 5-65 MB resident in a 10-minute run, and a
- * table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop.
+ * The node keeps every block's trie nodes, so the mapped memory would grow with the database.
+ * Its table cache holds max_open_files - 10 tables; 74 is LevelDB's floor (64 tables mapped), and
+ * a table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop
+ * (docs/decisions/0009-leveldb-64-open-tables.md).
  */
 const MAX_OPEN_FILES = 74;
 /**
  * LevelDB's table files are 1 MiB, not its 2 MiB default: what stays mapped is at most the
- * table cache's 64 files, so this halves the ceiling of the node's file-backed RSS. At 1,000
- * transfers/s the mapped tables grew from ~30 MB at the first minute to ~70 MB in the second
- * (the node's RSS +13-15% after the first minute); with 1 MiB they stay at ~15-25 MB (+4%).
+ * table cache's 64 files, so this halves the ceiling of the node's file-backed RSS
+ * (docs/decisions/0016-leveldb-1mib-tables.md).
  */
 const TABLE_FILE_SIZE = 1 << 20;
 /**
  * Reads go through one explicit LevelDB snapshot, taken again each time a batch lands. Without
  * one, every get and getMany takes an implicit snapshot on the calling (main) thread, which locks
  * LevelDB's database mutex; LevelDB 1.20 holds that mutex while it deletes obsolete table files
- * after a compaction (a directory listing, unmaps, unlinks, log lines). A CPU profile over 300 s
- * at 1,000 transfers/s found the main thread inside getMany's synchronous part for 9 s, 330
- * calls over 5 ms, the longest 83 ms: flashblocks waited behind LevelDB's housekeeping.
+ * after a compaction (a directory listing, unmaps, unlinks, log lines), and flashblocks would wait
+ * behind LevelDB's housekeeping (docs/decisions/0015-one-explicit-leveldb-snapshot.md).
  */
 type Db = AbstractLevel<any, Bytes, Bytes>;
 type ReadView = ReturnType<Db['snapshot']>;
@@ -87,6 +85,13 @@ export class ChainStore {
 
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
+
+  /**
+   * A fork keeps deletions of the flat state as empty values (tombstones): a missing key there
+   * means "not written since the fork, ask the remote", so a slot set to zero or an account
+   * deleted must stay visible as such. Set by openChain for forks.
+   */
+  tombstones = false;
 
   private constructor(private readonly db: Db) {
     this.view = db.snapshot();
@@ -158,6 +163,14 @@ export class ChainStore {
 
   async put(key: Bytes, value: Bytes): Promise<void> {
     await this.db.put(key, value);
+    this.renewView();
+  }
+
+  /** Puts in one batch (what a fork fetched: keys no block writes, so no overlay is involved). */
+  async putMany(entries: [Bytes, Bytes][]): Promise<void> {
+    const batch = this.db.batch();
+    for (const [k, v] of entries) batch.put(k, v);
+    await batch.write();
     this.renewView();
   }
 
@@ -248,7 +261,7 @@ export class ChainStore {
    */
   writeBlock(w: BlockWrite, fillAfter?: Promise<unknown>): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const ops = blockOps(w);
+    const ops = blockOps(w, this.tombstones);
     const overlay: [string, Bytes | null][] = ops.map((op) => [
       overlayKey(op.key),
       op.type === 'put' ? op.value : null,
@@ -296,17 +309,19 @@ export class ChainStore {
 }
 
 /** A block's batch, except the deletions of cleared storage (read from disk when it is written). */
-function blockOps(w: BlockWrite): Op[] {
+function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
+  const gone = (key: Bytes): Op =>
+    tombstones ? { type: 'put', key, value: new Uint8Array(0) } : { type: 'del', key };
   const ops: Op[] = [];
   for (const [hash, node] of w.nodes) ops.push({ type: 'put', key: keys.trieNode(hash), value: node });
   for (const c of w.code) ops.push({ type: 'put', key: keys.code(c.hash), value: c.code });
   for (const s of w.storage) {
     const key = keys.storage(s.address, s.slot);
-    ops.push(s.value.length ? { type: 'put', key, value: s.value } : { type: 'del', key });
+    ops.push(s.value.length ? { type: 'put', key, value: s.value } : gone(key));
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : { type: 'del', key });
+    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });

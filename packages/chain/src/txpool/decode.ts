@@ -9,6 +9,9 @@
  * Accepted: legacy (0x00, EIP-155 or unprotected), EIP-2930 (0x01), EIP-1559 (0x02),
  * EIP-7702 (0x04), and blob (0x03) on a chain that carries blobs (blobs.ts; its network form with
  * the sidecar is split here). Refused: blob elsewhere, deposit (0x7e) and every other type byte.
+ *
+ * One file (over 400 lines): the RLP walk, its checks and the lazy build share one field layout per
+ * transaction type; split apart, each would repeat that layout.
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
@@ -384,9 +387,9 @@ const txCommons = new WeakMap<Common, Common>();
 
 /**
  * One Common for every transaction built against `common`, as it is now. @ethereumjs/tx copies
- * the Common it is given and merges its parameters into the copy (a JSON round trip per EIP):
- * two thirds of building a transaction, ~20 µs and several KB of garbage each, 1,000 times a
- * second under load. Nothing a transaction does changes its Common (its hardfork is fixed, and
+ * the Common it is given and merges its parameters into the copy (a JSON round trip per EIP),
+ * most of building a transaction (docs/decisions/0017-shared-common-for-builder-transactions.md).
+ * Nothing a transaction does changes its Common (its hardfork is fixed, and
  * runTx reads the VM's own), so they can share one whose `copy` returns itself.
  */
 export function sharedTxCommon(common: Common): Common {

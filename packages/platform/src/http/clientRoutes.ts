@@ -45,6 +45,8 @@ export interface ClientRoutesOptions {
   ipRateLimit: number;
   rateLimitWindowMs: number;
   stream: StreamLimits;
+  /** The open streams (the server reads their count for /metrics); default: a registry of its own. */
+  streams?: StreamRegistry;
 }
 
 const security = [{ session: [] }];
@@ -106,7 +108,7 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
       perSession,
     ],
   };
-  const streams = new StreamRegistry(options.stream);
+  const streams = options.streams ?? new StreamRegistry(options.stream);
   app.addHook('preClose', async () => {
     // An open stream never goes idle: end it and drop its connection so close() need not wait.
     streams.endAll();
