@@ -83,6 +83,7 @@ function context(builder: Builder) {
   let lookups = 0;
   const c = {
     producer: builder,
+    pool: { get: () => undefined },
     reader: {
       findTransaction: async (h: Uint8Array) => {
         lookups++;
