@@ -27,7 +27,7 @@ import { SessionsRepository } from './db/repositories/sessions.js';
 import { isLoopbackHost, loopbackOrigins, parsePublicUrl } from './auth/publicOrigin.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
 import type { ClientDeps } from './domain/client.js';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { clientRoutes } from './http/clientRoutes.js';
 import { dashboardRoutes } from './http/dashboardRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';

@@ -7,7 +7,7 @@
  * Rate limits: sign-in routes per IP; signed-in routes per IP BEFORE the token is looked up (so
  * guessing tokens is limited too), then per session.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { LiveFanout } from '../delivery/fanout.js';
