@@ -161,7 +161,9 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     journal:
       ephemeral || options.follow
         ? undefined
-        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
+            waitMs: options.journalWaitMs,
+          }),
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });

@@ -21,6 +21,11 @@ export interface ChainNodeOptions {
   /** false: never seal (imported chains, conformance runs). */
   mining: boolean;
   /**
+   * Longest wait for the flashblock journal's disk, in ms: past it the flashblock is not shown
+   * and its transactions wait for the next (decision 0210). Default 2,000.
+   */
+  journalWaitMs?: number;
+  /**
    * The block being built in the spec table's null shape: `eth_getBlockByNumber("pending")` with
    * `number` and `hash` null, pre-confirmed receipts (and their logs) with `blockHash` null.
    * Default false: Base's shape (`number` = latest + 1, the zero hash), which ethers v6 and cast

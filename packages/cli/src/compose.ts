@@ -18,6 +18,8 @@ export interface ChainFlags extends RpcLimitFlags {
   chainId: bigint;
   blockTime: number;
   flashblockInterval: number;
+  /** --journal-wait, in ms. */
+  journalWait?: number;
   mining: boolean;
   /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
   pendingNulls?: boolean;
@@ -94,6 +96,7 @@ export async function startChain(
     chainId: flags.chainId,
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
+    journalWaitMs: flags.journalWait,
     mining: flags.mining,
     pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
