@@ -129,7 +129,12 @@ async function run(mode) {
 const rows = [];
 for (const mode of values.modes.split(',')) rows.push(await run(mode));
 const f = (x) => x.toFixed(1);
-console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${seconds} s per mode, stall ${stallMs} ms every ${everyMs} ms`);
+console.log(
+  `load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${seconds} s per mode, stall ${stallMs} ms every ${everyMs} ms`,
+);
 console.log('| writer | appends | event-loop delay p50 / p99 / max (ms) | append p50 / p99 / max (ms) |');
 console.log('|---|---|---|---|');
 for (const r of rows)

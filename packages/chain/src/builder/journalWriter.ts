@@ -106,7 +106,9 @@ export class JournalWriter {
       }
       this.refWhileWaiting();
     });
-    worker.on('error', (e) => this.fail(new Error(`flashblock journal writer failed: ${e.message}`, { cause: e })));
+    worker.on('error', (e) =>
+      this.fail(new Error(`flashblock journal writer failed: ${e.message}`, { cause: e })),
+    );
     worker.on('exit', () => this.fail(new Error('flashblock journal is closed')));
     this.refWhileWaiting();
   }
