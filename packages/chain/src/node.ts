@@ -152,18 +152,19 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     'opened the chain',
   );
 
+  // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
+  // nothing of its own: no journal.
+  const journal =
+    ephemeral || options.follow
+      ? undefined
+      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
+          waitMs: options.journalWaitMs,
+        });
   const producer = new BlockProducer(ctx, {
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
-    // nothing of its own: no journal.
-    journal:
-      ephemeral || options.follow
-        ? undefined
-        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
-            waitMs: options.journalWaitMs,
-          }),
+    journal,
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
   });
@@ -337,6 +338,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
+    deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
     close: () => {
       closed ??= (async () => {
         await follower?.stop();

@@ -100,6 +100,11 @@ export interface ChainNode {
   wsUrl: string;
   chainId: bigint;
   accounts: DevAccount[];
+  /**
+   * Kernel ids (Linux) of the node's threads that flashblocks wait for (the journal's writer):
+   * a host that lowers its helper threads' priority leaves these alone (decision 0011).
+   */
+  deadlineThreadIds?: number[];
   /** Stops serving, flushes storage and closes it. */
   close(): Promise<void>;
 }

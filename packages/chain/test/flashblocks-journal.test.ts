@@ -131,4 +131,18 @@ describe('FlashblockJournal', () => {
     const p = path.join(journalPath(), 'missing-dir', 'flashblocks.journal');
     await expect(FlashblockJournal.open(p)).rejects.toThrow(/cannot open the flashblock journal: ENOENT/);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "names its writer thread, a thread of this process (kept at the main thread's priority by the CLI)",
+    async () => {
+      const j = await FlashblockJournal.open(journalPath());
+      try {
+        expect(j.threadId).toBeGreaterThan(0);
+        expect(j.threadId).not.toBe(process.pid);
+        expect(fs.readdirSync('/proc/self/task').map(Number)).toContain(j.threadId);
+      } finally {
+        await j.close();
+      }
+    },
+  );
 });

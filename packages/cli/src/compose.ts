@@ -114,8 +114,9 @@ export async function startChain(
     logger: logger.child({ part: 'chain' }),
     started,
   });
-  // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
-  lowerHelperThreads();
+  // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first,
+  // and the journal's writer (a flashblock waits for it) keeps the main thread's priority.
+  lowerHelperThreads(undefined, undefined, undefined, node.deadlineThreadIds ?? []);
   return node;
 }
 

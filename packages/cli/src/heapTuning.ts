@@ -3,12 +3,8 @@
  * its live heap stays at 45-75 MB (--trace-gc, 1,000 transfers/s). V8's default lets the old
  * generation grow up to 4x the live size before a full GC, so the committed heap swung between
  * 190 and 300 MB and RSS with it, with nothing leaking. A fixed 3x keeps the swing smaller at no
- * cost to pre-confirmation timing. Measured over 600 s (bench/preconf.mjs):
- *
- *   growth   RSS each minute   late pre-confirmations   flashblock deviation p99
- *   default  371-529 MB        79-85                    49-55 ms
- *   3x       386-463 MB        79                       49 ms
- *   2x       322-362 MB        156                      72 ms   (full GCs every ~3.5 s)
+ * cost to pre-confirmation timing; 2x made full GCs frequent enough to make pre-confirmations
+ * late (docs/decisions/0008-cli-heap-growing-percent.md).
  *
  * The CLI owns its process, so it decides; the library leaves an embedder's V8 alone. A
  * `--heap-growing-percent` given to node (argv or NODE_OPTIONS) wins; 0 restores V8's default.

@@ -15,7 +15,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { type Admin, createAdmin } from './admin.js';
+import { type Admin, createAdmin } from './domain/admin.js';
 import { type Database, openDatabase } from './db/database.js';
 import { InboxRepository } from './db/repositories/inbox.js';
 import { ProjectsRepository } from './db/repositories/projects.js';

@@ -70,6 +70,14 @@ export class FlashblockJournal {
     this.waitMs = opts.waitMs ?? DEFAULT_JOURNAL_WAIT_MS;
   }
 
+  /**
+   * The writer thread's kernel id (Linux): a thread the flashblocks wait for, which must not be
+   * run at the helpers' lower priority (decision 0011).
+   */
+  get threadId(): number | undefined {
+    return this.writer?.threadId;
+  }
+
   /** The files of the journal at `path`: `<path>.0`, `<path>.1`, `<path>.2`. */
   static fileNames(path: string): string[] {
     return Array.from({ length: FlashblockJournal.FILES }, (_, i) => `${path}.${i}`);

@@ -34,7 +34,12 @@ const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPE
 let fds;
 try {
   fds = names.map((n) => fs.openSync(n, flags));
-  port.postMessage({ opened: true });
+  // This thread's id in the kernel (Linux), so that the CLI leaves its priority alone.
+  let tid;
+  try {
+    tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {}
+  port.postMessage({ opened: true, tid });
 } catch (e) {
   port.postMessage({ opened: false, error: e.message });
   port.close();
@@ -95,6 +100,8 @@ export class JournalWriter {
   private constructor(
     private readonly worker: Worker,
     private readonly port: MessagePort,
+    /** The writer's kernel thread id (Linux), undefined elsewhere. */
+    readonly threadId: number | undefined,
   ) {
     port.on('message', (answers: Answer[]) => {
       for (const a of answers) {
@@ -123,7 +130,7 @@ export class JournalWriter {
       // The worker holds a few buffers at a time.
       resourceLimits: { maxOldGenerationSizeMb: 32 },
     });
-    const opened = await new Promise<{ opened: boolean; error?: string }>((resolve, reject) => {
+    const opened = await new Promise<{ opened: boolean; tid?: number; error?: string }>((resolve, reject) => {
       port1.once('message', resolve);
       worker.once('error', reject);
     });
@@ -132,7 +139,7 @@ export class JournalWriter {
       port1.close();
       throw new Error(`cannot open the flashblock journal: ${opened.error}`);
     }
-    return new JournalWriter(worker, port1);
+    return new JournalWriter(worker, port1, opened.tid);
   }
 
   /** Settles once `op` is on disk (rejects if its write failed). */

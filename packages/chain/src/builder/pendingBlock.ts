@@ -287,8 +287,8 @@ export class PendingBlock {
   /**
    * Folds what has been staged so far into the flashblock's root, ahead of `prepare`: the root's
    * work (trie reads, hashing) is spread over the interval instead of falling on the flashblock's
-   * deadline. Call only between transactions (no `add` under way). Measured 2026-11-26 at 1,000
-   * tx/s: the root was 12 ms (p50) to 21 ms (p98) of a flashblock's 16-26 ms after staging.
+   * deadline. Call only between transactions (no `add` under way).
+   * docs/decisions/0034-fold-root-ahead-and-stop-at-deadline.md.
    */
   async rootAhead(): Promise<void> {
     const w = this.working;

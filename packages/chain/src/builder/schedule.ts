@@ -7,7 +7,8 @@
  *   blockTime) ─> its build starts `lead()` before that ─> it stops executing transactions at
  *   `stagingStopsAt(due, started)` ─> it is shown at the deadline ─> after the last, the seal.
  *
- * Why the lead and the staging stop are what they are: docs/decisions (flashblock deadlines).
+ * Why the lead and the staging stop are what they are: docs/decisions/0006-flashblocks-start-early-shown-on-time.md,
+ * 0034-fold-root-ahead-and-stop-at-deadline.md, 0050-lead-margin-20ms-staging-stop-10ms-before.md.
  */
 
 /** Recent flashblock build times kept to decide how early the next one starts. */

@@ -8,7 +8,8 @@
  *   seal n:        prepareSeal ─> commit (head moves; batch filled after `fillAfter`) ─> durable
  *                  [block n-2 durable] ─> journal.openBlock(n+1) ─> the first append of n+1 may go
  *
- * Why the journal rotates through three files: docs/decisions (flashblock journal).
+ * Why the journal rotates through three files: docs/decisions/0010-three-block-flashblock-journal.md;
+ * why the next file is opened behind the seal: docs/decisions/0020-next-journal-file-opened-behind-seal.md.
  */
 import type { Block } from '@ethereumjs/block';
 import type { StateTrie } from '../state/trieAdapter.js';

@@ -12,7 +12,7 @@
  *
  * The LOG and SELFDESTRUCT handlers of the simulation's own EVM are wrapped rather than a `step`
  * listener added: with one, @ethereumjs builds an event (stack and memory copied) for every
- * opcode, which made a 10M-gas loop 3.2 times slower here (2.4 s against 0.75 s).
+ * opcode (docs/decisions/0045-simulate-logs-follow-geth.md).
  */
 import type { Address } from '@ethereumjs/util';
 import { bigintToBytes, pad32 } from '../primitives/hex.js';

@@ -11,9 +11,9 @@ for (let i = 0; i < 256; i++) {
 /**
  * `0x`-prefixed lowercase hex. The digits are written into one reused buffer and decoded once,
  * so the string is flat: appending two digits at a time makes a chain of one V8 cons-string per
- * byte, and these strings are the keys of the state caches (measured: 56 MB of cons strings
- * behind 125k cached accounts). A buffer per call cost twice the time (0.70 against 0.26 µs
- * per address here), tens of thousands of times a second under load.
+ * byte, and these strings are the keys of the state caches, held for as long as the cache
+ * holds them. One reused buffer, not one per call: this runs tens of thousands of times a second
+ * under load (docs/decisions/0038-bytes-to-hex-reused-buffer.md).
  */
 export function bytesToHex(b: Uint8Array): Hex {
   return hexOf(b, EMPTY);

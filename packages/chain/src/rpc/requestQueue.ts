@@ -2,10 +2,11 @@
  * Requests run in arrival order, a slice at a time, and never across the start of a flashblock.
  * A socket's read can carry a hundred WebSocket messages (a client's burst, or what waited in
  * the buffer through a hold), and ws emits them one after another in the same turn of the event
- * loop: under 1,000 transfers/s such a run of eth_sendRawTransaction (decode, ecrecover, pool
- * checks) held the thread for 20-40 ms, and a flashblock whose timer fell due meanwhile started
- * late by as much. Now a request is not started in the last moments before the builder's next
- * window (`hold(false, nextAt)`): the rest waits until the window has begun, and through it.
+ * loop: such a run of eth_sendRawTransaction (decode, ecrecover, pool checks) held the thread,
+ * and a flashblock whose timer fell due meanwhile started late by as much
+ * (docs/decisions/0028-rpc-request-queue-in-slices.md). Now a request is not started in the last
+ * moments before the builder's next window (`hold(false, nextAt)`): the rest waits until the
+ * window has begun, and through it.
  *
  * While held (the builder's busy window, `RpcServer.holdInput`) nothing runs: what was read
  * before the hold waits here as the rest waits in the sockets.

@@ -48,26 +48,24 @@ const MISS = Symbol('miss');
 /**
  * LevelDB 1.20 (classic-level) maps every table file it has open into the process (up to 1,000,
  * with no option to read them instead), and a mapped page it has read stays in the node's RSS.
- * The node keeps every block's trie nodes, so the database grows ~1 MB/s at 1,000 transfers/s and
- * the mapped memory grew with it (60 -> 379 MB over 10 minutes). Its table cache holds
- * max_open_files - 10 tables; 74 is LevelDB's floor: 64 tables mapped, 5-65 MB resident in a 10-minute run, and a
- * table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop.
+ * The node keeps every block's trie nodes, so the mapped memory would grow with the database.
+ * Its table cache holds max_open_files - 10 tables; 74 is LevelDB's floor (64 tables mapped), and
+ * a table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop
+ * (docs/decisions/0009-leveldb-64-open-tables.md).
  */
 const MAX_OPEN_FILES = 74;
 /**
  * LevelDB's table files are 1 MiB, not its 2 MiB default: what stays mapped is at most the
- * table cache's 64 files, so this halves the ceiling of the node's file-backed RSS. At 1,000
- * transfers/s the mapped tables grew from ~30 MB at the first minute to ~70 MB in the second
- * (the node's RSS +13-15% after the first minute); with 1 MiB they stay at ~15-25 MB (+4%).
+ * table cache's 64 files, so this halves the ceiling of the node's file-backed RSS
+ * (docs/decisions/0016-leveldb-1mib-tables.md).
  */
 const TABLE_FILE_SIZE = 1 << 20;
 /**
  * Reads go through one explicit LevelDB snapshot, taken again each time a batch lands. Without
  * one, every get and getMany takes an implicit snapshot on the calling (main) thread, which locks
  * LevelDB's database mutex; LevelDB 1.20 holds that mutex while it deletes obsolete table files
- * after a compaction (a directory listing, unmaps, unlinks, log lines). A CPU profile over 300 s
- * at 1,000 transfers/s found the main thread inside getMany's synchronous part for 9 s, 330
- * calls over 5 ms, the longest 83 ms: flashblocks waited behind LevelDB's housekeeping.
+ * after a compaction (a directory listing, unmaps, unlinks, log lines), and flashblocks would wait
+ * behind LevelDB's housekeeping (docs/decisions/0015-one-explicit-leveldb-snapshot.md).
  */
 type Db = AbstractLevel<any, Bytes, Bytes>;
 type ReadView = ReturnType<Db['snapshot']>;

@@ -384,9 +384,9 @@ const txCommons = new WeakMap<Common, Common>();
 
 /**
  * One Common for every transaction built against `common`, as it is now. @ethereumjs/tx copies
- * the Common it is given and merges its parameters into the copy (a JSON round trip per EIP):
- * two thirds of building a transaction, ~20 µs and several KB of garbage each, 1,000 times a
- * second under load. Nothing a transaction does changes its Common (its hardfork is fixed, and
+ * the Common it is given and merges its parameters into the copy (a JSON round trip per EIP),
+ * most of building a transaction (docs/decisions/0017-shared-common-for-builder-transactions.md).
+ * Nothing a transaction does changes its Common (its hardfork is fixed, and
  * runTx reads the VM's own), so they can share one whose `copy` returns itself.
  */
 export function sharedTxCommon(common: Common): Common {

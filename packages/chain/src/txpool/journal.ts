@@ -6,9 +6,8 @@
  *
  * Format: records of a 4-byte big-endian length and the raw signed transaction. A torn last
  * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth), and
- * gathered for APPEND_BATCH_MS into one write: a write per accepted transaction cost the main
- * thread ~25 us and the thread pool a job each (1,000 a second under load, beside the
- * flashblock journal's writes and LevelDB's reads). A crash can lose the last few milliseconds of
+ * gathered for APPEND_BATCH_MS into one write, not one per accepted transaction
+ * (docs/decisions/0022-pool-journal-10ms-batches.md). A crash can lose the last few milliseconds of
  * accepted transactions that were not yet pre-confirmed; pre-confirmed ones are in the
  * flashblock journal.
  *

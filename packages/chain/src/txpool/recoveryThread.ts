@@ -2,8 +2,8 @@
  * Sender recovery on a worker thread: the native secp256k1 recovery (~105 µs each here) was the
  * largest single cost of the event loop at 1,000 submissions/s (12% of it), and the node's
  * second core had time to spare. Jobs and results pass through a SharedArrayBuffer ring, not
- * postMessage: measured here at one job per event-loop turn, a message round trip kept ~70 µs
- * of the 105 on the event loop, the ring ~25 µs; with 5-20 jobs a turn the ring keeps ~15 µs.
+ * postMessage, whose round trip kept most of the recovery's cost on the event loop
+ * (docs/decisions/0035-sender-recovery-worker-shared-ring.md).
  *
  *   recoverPublicKey ─> slot (hash, r, s, recovery id) ─> head++ ─> Atomics.notify
  *   worker: Atomics.wait(head) ─> ecdsaRecover each new slot ─> tail++ (notified every 8, and at the end)
@@ -15,8 +15,7 @@
  * The worker is stopped by asking it (the stop word), not by `terminate()`: terminating it while
  * it loads the addon or runs a native call makes node-addon-api throw a C++ exception nobody
  * catches, and the whole process aborts ("terminate called after throwing an instance of
- * 'Napi::Error'"). Here about one close in 500 landed in that window, closing 30-65 ms after
- * the start; it took down a CI test worker.
+ * 'Napi::Error'"; docs/decisions/0044-recovery-worker-asked-to-stop.md).
  */
 import { once } from 'node:events';
 import { createRequire } from 'node:module';

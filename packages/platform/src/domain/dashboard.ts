@@ -12,7 +12,7 @@
  *                                              ─> listUsers / userStatus / sendNotification
  *                                                 as if called with the project's key
  */
-import type { Admin, CreatedProject, ProjectInfo, RevokedKeys, RotatedKey } from '../admin.js';
+import type { Admin, CreatedProject, ProjectInfo, RevokedKeys, RotatedKey } from './admin.js';
 import type { SendLogRepository } from '../db/repositories/sendLog.js';
 import { invalid, ServiceError } from '../errors.js';
 import { isAddress, toChecksumAddress } from './addresses.js';

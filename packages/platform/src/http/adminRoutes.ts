@@ -3,7 +3,7 @@
  * same as the `wharf project|app|key` commands. Without a configured token every call is 401.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import type { Admin } from '../admin.js';
+import type { Admin } from '../domain/admin.js';
 import { constantTimeEqual } from '../auth/apiKeys.js';
 import { ServiceError } from '../errors.js';
 import type { RateLimitStore } from '../ratelimit/store.js';

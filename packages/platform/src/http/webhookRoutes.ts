@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
-import type { Admin } from '../admin.js';
+import type { Admin } from '../domain/admin.js';
 
 export const WebhookInfo = Type.Object({
   projectId: Type.String(),

@@ -4,16 +4,16 @@
  * API (through `createAdmin` on the server's store). Failures are `ServiceError`s whose message
  * says what was wrong (code NOT_FOUND, CONFLICT or VALIDATION_FAILED).
  */
-import { generateApiKey, hashSecret } from './auth/apiKeys.js';
-import { type Db, openDatabase } from './db/database.js';
-import { type ProjectRow, ProjectsRepository } from './db/repositories/projects.js';
-import { isAddress, toChecksumAddress } from './domain/addresses.js';
-import { normalizeRegisteredAppUrl } from './domain/appUrl.js';
-import { createUlidGenerator } from './domain/ulid.js';
-import { codePointLength } from './domain/rules.js';
-import { invalid, ServiceError } from './errors.js';
-import { WebhooksRepository } from './webhooks/repository.js';
-import { type WebhookOperations, webhookOperations } from './webhooks/service.js';
+import { generateApiKey, hashSecret } from '../auth/apiKeys.js';
+import { type Db, openDatabase } from '../db/database.js';
+import { type ProjectRow, ProjectsRepository } from '../db/repositories/projects.js';
+import { isAddress, toChecksumAddress } from './addresses.js';
+import { normalizeRegisteredAppUrl } from './appUrl.js';
+import { createUlidGenerator } from './ulid.js';
+import { codePointLength } from './rules.js';
+import { invalid, ServiceError } from '../errors.js';
+import { WebhooksRepository } from '../webhooks/repository.js';
+import { type WebhookOperations, webhookOperations } from '../webhooks/service.js';
 
 /** Where the admin operations find the store: the data dir's SQLite, or PostgreSQL. */
 export interface AdminStoreOptions {
