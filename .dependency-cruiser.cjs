@@ -33,8 +33,10 @@ const packageRules = Object.entries(packageDeps).map(([name, deps]) => ({
 /**
  * Layers inside packages/chain/src, highest first: a folder imports only folders after it.
  * node.ts, index.ts and the other files at src/ are the composition root (they import anything).
+ * follower/ (a node that imports its sequencer's blocks) sits on top: it serves RPC methods of
+ * its own and drives the builder; nothing but node.ts imports it.
  */
-const chainLayers = ['rpc', 'builder', 'txpool', 'execution', 'reader', 'state', 'storage'];
+const chainLayers = ['follower', 'rpc', 'builder', 'txpool', 'execution', 'reader', 'state', 'storage'];
 /** Leaf helpers any chain layer may use; they import none of the layers. */
 const chainShared = ['primitives', 'trie', 'crypto', 'chainspec'];
 const chainDir = (folders) => `^packages/chain/src/(${folders.join('|')})/`;

@@ -1,7 +1,8 @@
 /**
  * The one registry of error codes of the notifications service. Every error that leaves the
  * service is a `ServiceError` with one of these codes; `http/errorHandler.ts` turns it into the
- * wire body `{ success: false, error, message }` where `error` is the spec's code column.
+ * wire body `{ success: false, error, message }` where `error` is the spec's code column, and the
+ * code itself into the `x-wharf-error-code` header.
  * Each code is listed in docs/errors.md.
  */
 export const errorCodes = {
@@ -54,6 +55,13 @@ export const errorCodes = {
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
+
+/**
+ * Every error answer carries its code in this header (the body keeps the spec's shape), so a
+ * client such as `@wharf/sdk`'s `WharfApiError.code` can tell VALIDATION_FAILED from
+ * MALFORMED_BODY or API_KEY_INVALID from SESSION_INVALID (docs/decisions/0200).
+ */
+export const errorCodeHeader = 'x-wharf-error-code';
 
 export class ServiceError extends Error {
   override readonly name = 'ServiceError';

@@ -9,6 +9,9 @@
  *                    delivery/outboxRelay (pushes what a writer did not: docs/decisions/0170)
  *   rate limit ─> ratelimit/store (in memory, or Redis with per-instance fallback)
  *   /healthz (liveness), /readyz (database and Redis answer)
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part. Its length is wiring and options; it holds no rule of its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';

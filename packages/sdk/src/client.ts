@@ -3,7 +3,7 @@
  * 503 are retried after the server's `Retry-After` (sends are safe to retry: an identical
  * notification within 24 hours is not pushed twice).
  */
-import { WharfApiError } from './errors.js';
+import { createRequester, type JsonRequest } from './http.js';
 import type {
   AppUser,
   ListUsersParameters,
@@ -75,50 +75,31 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
   });
 
 export function createNotificationsClient(options: NotificationsClientOptions): NotificationsClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const sleep = options.sleep ?? defaultSleep;
   const retries = options.retry?.retries ?? 5;
   const baseDelayMs = options.retry?.baseDelayMs ?? 1000;
   const maxDelayMs = options.retry?.maxDelayMs ?? 120_000;
+
+  const requester = createRequester({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch,
+    headers: () => ({ 'x-api-key': options.apiKey }),
+  });
 
   async function request<T>(
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
     signal?: AbortSignal,
+    query?: JsonRequest['query'],
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const response = await doFetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          'x-api-key': options.apiKey,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
-      const text = await response.text();
-      let json: any;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      if (response.ok) return json as T;
-
-      const retryAfterHeader = response.headers.get('retry-after');
-      const retryAfter = parseRetryAfter(retryAfterHeader);
-      const error = new WharfApiError(
-        response.status,
-        typeof json?.error === 'string' ? json.error : response.statusText || `HTTP ${response.status}`,
-        typeof json?.message === 'string' ? json.message : text.slice(0, 200) || `HTTP ${response.status}`,
-        retryAfter,
-      );
-      const retriable = response.status === 429 || response.status === 503;
+      const result = await requester.attempt<T>({ method, path, body, signal, query });
+      if (result.ok) return result.value;
+      const error = result.error;
+      const retriable = error.status === 429 || error.status === 503;
       if (!retriable || attempt >= retries) throw error;
-      const wait = retryAfter !== undefined ? retryAfter * 1000 : baseDelayMs * 2 ** attempt;
+      const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : baseDelayMs * 2 ** attempt;
       if (wait > maxDelayMs) throw error;
       await sleep(wait, signal);
     }
@@ -126,13 +107,12 @@ export function createNotificationsClient(options: NotificationsClientOptions): 
 
   const client: NotificationsClient = {
     listUsers(parameters, requestOptions) {
-      const query = new URLSearchParams({ app_url: parameters.appUrl });
-      if (parameters.notificationEnabled !== undefined) {
-        query.set('notification_enabled', String(parameters.notificationEnabled));
-      }
-      if (parameters.cursor !== undefined) query.set('cursor', parameters.cursor);
-      if (parameters.limit !== undefined) query.set('limit', String(parameters.limit));
-      return request('GET', `/api/v1/notifications/app/users?${query}`, undefined, requestOptions?.signal);
+      return request('GET', '/api/v1/notifications/app/users', undefined, requestOptions?.signal, {
+        app_url: parameters.appUrl,
+        notification_enabled: parameters.notificationEnabled,
+        cursor: parameters.cursor,
+        limit: parameters.limit,
+      });
     },
 
     async *users(parameters, requestOptions) {
@@ -212,13 +192,4 @@ export function createNotificationsClient(options: NotificationsClientOptions): 
     },
   };
   return client;
-}
-
-/** Seconds from a Retry-After header: delta-seconds or an HTTP date. */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }

@@ -3,6 +3,7 @@
  * `X-Wharf-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (after a secret
  * rotation, one `v1=` per live secret). Uses Web Crypto: Node ≥ 20, browsers, edge runtimes.
  */
+import { WebhookVerificationError } from './errors.js';
 
 /** The events, one per real change of a wallet's state for your app. */
 export type WebhookEventName =
@@ -30,18 +31,6 @@ export interface VerifyWebhookOptions {
   toleranceSeconds?: number;
   /** Unix milliseconds; default Date.now(). */
   now?: number;
-}
-
-/** Why a webhook was refused. */
-export class WebhookVerificationError extends Error {
-  override readonly name = 'WebhookVerificationError';
-  constructor(
-    /** 'missing-header' | 'malformed-header' | 'stale' | 'bad-signature' | 'malformed-body' */
-    readonly reason: 'missing-header' | 'malformed-header' | 'stale' | 'bad-signature' | 'malformed-body',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The header's name (as Node lower-cases it). */

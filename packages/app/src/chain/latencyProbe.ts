@@ -3,8 +3,8 @@
  * from eth_sendRawTransaction to the moment the transaction is in the pending block (or has
  * a receipt). Signing and fee lookups happen before the clock starts.
  */
-import { rpc } from '../api/rpc.js';
 import { devAccounts } from '../auth/devAccounts.js';
+import { chainRpc } from './chainRpc.js';
 
 export interface ProbeResult {
   hash: string;
@@ -18,9 +18,10 @@ export async function probeLatency(
 ): Promise<ProbeResult> {
   const accounts = await devAccounts();
   const account = accounts[accounts.length - 1];
+  const rpc = chainRpc(rpcUrl);
   const [nonce, gasPrice] = await Promise.all([
-    rpc<string>(rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']),
-    rpc<string>(rpcUrl, 'eth_gasPrice'),
+    rpc.request({ method: 'eth_getTransactionCount', params: [account.address, 'pending'] }),
+    rpc.request({ method: 'eth_gasPrice' }),
   ]);
   const maxFeePerGas = BigInt(gasPrice) * 2n;
   const signed = await account.signTransaction({
@@ -34,14 +35,14 @@ export async function probeLatency(
     maxPriorityFeePerGas: maxFeePerGas < 1_000_000n ? maxFeePerGas : 1_000_000n,
   });
   const started = performance.now();
-  const hash = await rpc<string>(rpcUrl, 'eth_sendRawTransaction', [signed]);
+  const hash = await rpc.request({ method: 'eth_sendRawTransaction', params: [signed] });
   while (performance.now() - started < timeoutMs) {
     // In the pending block (pre-confirmed), or already sealed: either way it is in.
     const [pending, receipt] = await Promise.all([
-      rpc<{ transactions?: string[] } | null>(rpcUrl, 'eth_getBlockByNumber', ['pending', false]),
-      rpc<unknown>(rpcUrl, 'eth_getTransactionReceipt', [hash]),
+      rpc.request({ method: 'eth_getBlockByNumber', params: ['pending', false] }),
+      rpc.request({ method: 'eth_getTransactionReceipt', params: [hash] }),
     ]);
-    if (receipt || pending?.transactions?.includes(hash))
+    if (receipt || (pending?.transactions as readonly string[] | undefined)?.includes(hash))
       return { hash, latencyMs: Math.round(performance.now() - started) };
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -4,8 +4,8 @@
  * `eth_getBlockByNumber('pending')` every 200 ms.
  */
 import { useEffect, useRef, useState } from 'react';
-import { rpc } from '../api/rpc.js';
 import { applySnapshot, type BuildingBlock, snapshotOf } from './blockModel.js';
+import { chainRpc } from './chainRpc.js';
 
 export interface SealedBlock {
   number: bigint;
@@ -61,7 +61,10 @@ export function useChainFeed(rpcUrl: string | undefined): ChainFeed {
     let backfilled = false;
     const refreshSealed = async () => {
       try {
-        const latest = await rpc<RawBlock | null>(rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
+        const latest = (await chainRpc(rpcUrl).request({
+          method: 'eth_getBlockByNumber',
+          params: ['latest', false],
+        })) as RawBlock | null;
         if (!latest || stopped) return;
         const head = toSealed(latest);
         setFeed((f) =>
@@ -75,8 +78,12 @@ export function useChainFeed(rpcUrl: string | undefined): ChainFeed {
           const numbers: bigint[] = [];
           for (let n = head.number - 1n; n >= 0n && numbers.length < KEEP - 1; n--) numbers.push(n);
           const blocks = await Promise.all(
-            numbers.map((n) =>
-              rpc<RawBlock | null>(rpcUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]),
+            numbers.map(
+              (n) =>
+                chainRpc(rpcUrl).request({
+                  method: 'eth_getBlockByNumber',
+                  params: [`0x${n.toString(16)}`, false],
+                }) as Promise<RawBlock | null>,
             ),
           );
           if (stopped) return;
@@ -94,7 +101,9 @@ export function useChainFeed(rpcUrl: string | undefined): ChainFeed {
 
     const poll = async () => {
       try {
-        onPending(await rpc(rpcUrl, 'eth_getBlockByNumber', ['pending', false]));
+        onPending(
+          await chainRpc(rpcUrl).request({ method: 'eth_getBlockByNumber', params: ['pending', false] }),
+        );
       } catch (error) {
         if (!stopped) setFeed((f) => ({ ...f, error }));
       }

@@ -1,6 +1,6 @@
 /** Loading, empty and error states, so that no screen is ever just blank. */
 import type { ReactNode } from 'react';
-import { ApiError } from '../api/http.js';
+import { WharfApiError } from '@wharf/sdk';
 import { Icon, type IconName } from './Icon.js';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -37,8 +37,10 @@ export function EmptyState({
 
 /** Says what went wrong in words a person can act on. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.status === 0) return 'The platform server cannot be reached. Is `wharf up` running?';
+  // fetch rejects with a TypeError when no answer came at all.
+  if (error instanceof TypeError && /fetch|network/i.test(error.message))
+    return 'The platform server cannot be reached. Is `wharf up` running?';
+  if (error instanceof WharfApiError) {
     if (error.status === 404 && /no route/i.test(error.message))
       return 'This server does not offer that yet (the route is missing).';
     if (error.status === 429) return 'Too many requests; wait a moment and try again.';

@@ -3,7 +3,7 @@
  * saved key back so that this page can call the notifications API with it.
  */
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { Button } from '../components/Button.js';
 import { Dialog } from '../components/Dialog.js';
 import { Icon } from '../components/Icon.js';

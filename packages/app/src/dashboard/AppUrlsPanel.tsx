@@ -1,6 +1,6 @@
 /** The project's app URLs: add (normalized and validated by the server) and remove. */
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { Button } from '../components/Button.js';
 import { Icon } from '../components/Icon.js';
 import { describeError } from '../components/States.js';

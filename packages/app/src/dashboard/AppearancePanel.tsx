@@ -1,6 +1,6 @@
 /** How the platform app shows the project's apps (inbox, catalog, my apps): its name and icon. */
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { AppIcon } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { describeError } from '../components/States.js';

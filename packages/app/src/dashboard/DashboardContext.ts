@@ -4,12 +4,12 @@
  * `useDashboard()` (a file of its own, so that screens never import their parent screen).
  */
 import { createContext, useContext } from 'react';
-import type { DashboardApi } from '../api/dashboardApi.js';
+import type { DashboardClient } from '@wharf/sdk';
 import type { Session } from '../auth/session.js';
 
 export interface DashboardValue {
   session: Session;
-  api: DashboardApi;
+  api: DashboardClient;
   isOperator: boolean;
 }
 

@@ -4,7 +4,7 @@
  * page is open; "Older" appends the next page. Sends are kept `--send-log-days` (30 by default).
  */
 import { useEffect, useState } from 'react';
-import type { Project, SendLogEntry } from '../api/dashboardApi.js';
+import type { Project, SendLogEntry } from '@wharf/sdk';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { Icon } from '../components/Icon.js';
@@ -16,7 +16,7 @@ import { useDashboard } from './DashboardContext.js';
 
 export function SendLogPanel({ project }: { project: Project }) {
   const { api } = useDashboard();
-  const first = useAsync(() => api.sends(project.projectId), [api, project.projectId]);
+  const first = useAsync(() => api.sends(project.projectId, { limit: 20 }), [api, project.projectId]);
   const [older, setOlder] = useState<{ sends: SendLogEntry[]; nextCursor?: string }>();
   const [busy, setBusy] = useState(false);
   const reload = first.reload;
@@ -36,7 +36,7 @@ export function SendLogPanel({ project }: { project: Project }) {
     if (!nextCursor) return;
     setBusy(true);
     try {
-      const page = await api.sends(project.projectId, nextCursor);
+      const page = await api.sends(project.projectId, { before: nextCursor, limit: 20 });
       setOlder((o) => ({ sends: [...(o?.sends ?? []), ...page.sends], nextCursor: page.nextCursor }));
     } catch (e) {
       toast(describeError(e), { error: true });

@@ -1,6 +1,6 @@
 /** One wallet's status for an app (POST app/user/status), for targeted prompts. */
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { Button } from '../components/Button.js';
 import { ErrorAlert } from '../components/States.js';
 import { useNotificationsApi } from './useNotificationsApi.js';
@@ -21,7 +21,7 @@ export function StatusPanel({ project }: { project: Project }) {
     setError(undefined);
     setStatus(undefined);
     try {
-      setStatus(await api.status(appUrl, address.trim()));
+      setStatus(await api.userStatus({ appUrl, walletAddress: address.trim() }));
     } catch (e) {
       setError(e);
     } finally {

@@ -3,8 +3,7 @@
  * live character counts in code points (title 30, message 200), and each address's result.
  */
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
-import type { SendResponse } from '../api/developerApi.js';
+import type { Project, SendResult } from '@wharf/sdk';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { CharCounter, Field } from '../components/Field.js';
@@ -30,7 +29,7 @@ export function TestSendPanel({ project }: { project: Project }) {
   const [message, setMessage] = useState('');
   const [targetPath, setTargetPath] = useState('');
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<SendResponse>();
+  const [result, setResult] = useState<SendResult>();
   const [error, setError] = useState<unknown>();
   const titleCheck = checkLength(title, TITLE_MAX);
   const messageCheck = checkLength(message, MESSAGE_MAX);
@@ -151,7 +150,7 @@ export function TestSendPanel({ project }: { project: Project }) {
   );
 }
 
-function SendResults({ result }: { result: SendResponse }) {
+function SendResults({ result }: { result: SendResult }) {
   return (
     <div className="stack" data-testid="send-results">
       <div className="row">

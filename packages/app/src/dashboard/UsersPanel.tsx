@@ -1,6 +1,6 @@
 /** Who pinned an app: the pages of GET app/users, with the enabled filter. */
 import { useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { EmptyState, ErrorAlert, Loading } from '../components/States.js';
@@ -19,7 +19,15 @@ export function UsersPanel({ project }: { project: Project }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useAsync(
-    async () => (api && appUrl ? api.users(appUrl, { cursor, limit: PAGE, enabledOnly }) : undefined),
+    async () =>
+      api && appUrl
+        ? api.listUsers({
+            appUrl,
+            cursor,
+            limit: PAGE,
+            ...(enabledOnly ? { notificationEnabled: true } : {}),
+          })
+        : undefined,
     // Whitelisting changes the answer (403 before), so it reloads the page.
     [api, appUrl, enabledOnly, cursor, project.whitelisted],
   );

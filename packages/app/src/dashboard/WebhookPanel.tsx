@@ -4,7 +4,7 @@
  * body — with "Resend". The log refreshes every few seconds while the page is open.
  */
 import { type FormEvent, useEffect, useState } from 'react';
-import type { Project, WebhookDelivery } from '../api/dashboardApi.js';
+import type { Project, WebhookDelivery } from '@wharf/sdk';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -25,7 +25,10 @@ const statusBadge: Record<WebhookDelivery['status'], string> = {
 export function WebhookPanel({ project }: { project: Project }) {
   const { api } = useDashboard();
   const webhook = useAsync(() => api.webhook(project.projectId), [api, project.projectId]);
-  const log = useAsync(() => api.webhookDeliveries(project.projectId), [api, project.projectId]);
+  const log = useAsync(
+    () => api.webhookDeliveries(project.projectId, { limit: 50 }),
+    [api, project.projectId],
+  );
   const [url, setUrl] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<string>();

@@ -12,13 +12,12 @@ import {
   useRef,
   useState,
 } from 'react';
-import type { ClientApi, InboxNotification } from '../api/clientApi.js';
-import { openNotificationStream, type StreamState } from '../api/notificationStream.js';
+import { type PlatformClient, type PlatformNotification, type StreamState, WharfApiError } from '@wharf/sdk';
 
 const PAGE = 30;
 
 interface InboxValue {
-  items: InboxNotification[];
+  items: PlatformNotification[];
   loading: boolean;
   error: unknown;
   /** All unread notifications (the server's count, kept current by the stream). */
@@ -39,7 +38,7 @@ export function useInbox(): InboxValue {
   return value;
 }
 
-function merge(existing: InboxNotification[], incoming: InboxNotification[]): InboxNotification[] {
+function merge(existing: PlatformNotification[], incoming: PlatformNotification[]): PlatformNotification[] {
   const byId = new Map(existing.map((n) => [n.id, n]));
   for (const n of incoming) byId.set(n.id, { ...byId.get(n.id), ...n });
   // ULIDs sort by time; fall back to createdAt when ids are something else.
@@ -50,16 +49,14 @@ function merge(existing: InboxNotification[], incoming: InboxNotification[]): In
 
 export function InboxProvider({
   api,
-  token,
   onUnauthorized,
   children,
 }: {
-  api: ClientApi;
-  token: string;
+  api: PlatformClient;
   onUnauthorized: () => void;
   children: ReactNode;
 }) {
-  const [items, setItems] = useState<InboxNotification[]>([]);
+  const [items, setItems] = useState<PlatformNotification[]>([]);
   const [cursor, setCursor] = useState<string>();
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>();
@@ -103,22 +100,26 @@ export function InboxProvider({
     };
   }, [api, tick]);
 
-  useEffect(
-    () =>
-      openNotificationStream(token, {
-        onNotification: (n) => {
-          setItems((previous) => merge(previous, [n]));
-          if (seen.current.has(n.id)) return;
-          seen.current.add(n.id);
-          if (n.readAt) return;
-          setUnreadIds((previous) => new Set(previous).add(n.id));
-          setServerUnread((c) => (c === undefined ? c : c + 1));
-        },
-        onState: setStream,
-        onUnauthorized,
-      }),
-    [token, onUnauthorized],
-  );
+  // The live stream: it reconnects by itself and resumes after the last id it saw; a 401 ends it.
+  useEffect(() => {
+    const stop = new AbortController();
+    void api.stream({
+      signal: stop.signal,
+      onNotification: (n) => {
+        setItems((previous) => merge(previous, [n]));
+        if (seen.current.has(n.id)) return;
+        seen.current.add(n.id);
+        if (n.readAt) return;
+        setUnreadIds((previous) => new Set(previous).add(n.id));
+        setServerUnread((c) => (c === undefined ? c : c + 1));
+      },
+      onState: setStream,
+      onError: (error) => {
+        if (error instanceof WharfApiError && error.status === 401) onUnauthorized();
+      },
+    });
+    return () => stop.abort();
+  }, [api, onUnauthorized]);
 
   const loadMore = useCallback(async () => {
     if (!cursor) return;
@@ -140,8 +141,8 @@ export function InboxProvider({
       const newlyRead = ids.filter((id) => unreadNow.current.has(id)).length;
       setUnreadIds((previous) => new Set([...previous].filter((id) => !ids.includes(id))));
       setServerUnread((c) => (c === undefined ? c : Math.max(0, c - newlyRead)));
-      const result = await api.markRead(ids);
-      if (result.unreadCount !== undefined) setServerUnread(result.unreadCount);
+      const result = await api.markRead({ ids });
+      setServerUnread(result.unreadCount);
     },
     [api],
   );
@@ -151,8 +152,8 @@ export function InboxProvider({
     setItems((previous) => previous.map((n) => (n.readAt ? n : { ...n, readAt: now })));
     setUnreadIds(new Set());
     setServerUnread(0);
-    const result = await api.markRead('all');
-    if (result.unreadCount !== undefined) setServerUnread(result.unreadCount);
+    const result = await api.markRead({ all: true });
+    setServerUnread(result.unreadCount);
   }, [api]);
 
   const unread = serverUnread ?? unreadIds.size;

@@ -1,6 +1,6 @@
 /** My apps: the pinned apps, each with its notifications switch, open and unpin. */
+import type { CatalogApp, PinnedApp } from '@wharf/sdk';
 import { useState } from 'react';
-import type { CatalogApp, PinnedApp } from '../api/clientApi.js';
 import { AppIcon, appHost } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { Icon } from '../components/Icon.js';
@@ -15,11 +15,11 @@ import { usePlatform } from '../platform/PlatformContext.js';
 
 export function AppsScreen() {
   const { api } = usePlatform();
-  const pinned = useAsync(() => api.pinned(), [api]);
+  const pinned = useAsync(() => api.apps(), [api]);
   const catalog = useAsync(() => api.catalog(), [api]);
-  const names = new Map((catalog.data?.apps ?? []).map((a: CatalogApp) => [a.appUrl, a.name]));
-  const icons = new Map((catalog.data?.apps ?? []).map((a: CatalogApp) => [a.appUrl, a.iconUrl]));
-  const apps = pinned.data?.apps ?? [];
+  const names = new Map((catalog.data ?? []).map((a: CatalogApp) => [a.appUrl, a.name]));
+  const icons = new Map((catalog.data ?? []).map((a: CatalogApp) => [a.appUrl, a.iconUrl]));
+  const apps = pinned.data ?? [];
 
   return (
     <main className="page">
@@ -60,11 +60,9 @@ export function AppsScreen() {
               onChange={(next) =>
                 pinned.setData((d) =>
                   d
-                    ? {
-                        apps: next
-                          ? d.apps.map((a) => (a.appUrl === app.appUrl ? next : a))
-                          : d.apps.filter((a) => a.appUrl !== app.appUrl),
-                      }
+                    ? next
+                      ? d.map((a) => (a.appUrl === app.appUrl ? next : a))
+                      : d.filter((a) => a.appUrl !== app.appUrl)
                     : d,
                 )
               }

@@ -4,10 +4,10 @@
  * a live view of the chain.
  */
 import { type FormEvent, useMemo, useState } from 'react';
-import { createDashboardApi } from '../api/dashboardApi.js';
-import { signOutOn401 } from '../api/http.js';
+import { createDashboardClient } from '@wharf/sdk';
 import { type Session, setSession, useSession } from '../auth/session.js';
 import { signOut } from '../auth/signOut.js';
+import { signOutOn401 } from '../auth/signOutOn401.js';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { Field } from '../components/Field.js';
@@ -30,7 +30,11 @@ export function Dashboard({ route }: { route: Route }) {
         ? {
             session,
             api: signOutOn401(
-              createDashboardApi(session.token, session.kind === 'operator' ? 'operator' : 'developer'),
+              createDashboardClient({
+                baseUrl: '',
+                role: session.kind === 'operator' ? 'operator' : 'developer',
+                token: session.token,
+              }),
               () => setSession('dashboard', null),
             ),
             isOperator: session.kind === 'operator',
@@ -140,7 +144,7 @@ function OperatorSignIn() {
     setError(undefined);
     try {
       // The token is checked by using it: listing projects is what the operator does first.
-      await createDashboardApi(token.trim(), 'operator').projects();
+      await createDashboardClient({ baseUrl: '', role: 'operator', token: token.trim() }).projects();
       setSession('dashboard', { kind: 'operator', token: token.trim() });
     } catch (e) {
       setError(e);

@@ -1,6 +1,6 @@
 /** Discover: the registered apps (the catalog); pinning asks whether to allow notifications. */
+import type { CatalogApp } from '@wharf/sdk';
 import { useState } from 'react';
-import type { CatalogApp } from '../api/clientApi.js';
 import { AppIcon, appHost } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { Dialog } from '../components/Dialog.js';
@@ -14,12 +14,12 @@ import { usePlatform } from '../platform/PlatformContext.js';
 export function DiscoverScreen() {
   const { api } = usePlatform();
   const catalog = useAsync(() => api.catalog(), [api]);
-  const pinned = useAsync(() => api.pinned(), [api]);
+  const pinned = useAsync(() => api.apps(), [api]);
   const [query, setQuery] = useState('');
   const [pinning, setPinning] = useState<CatalogApp>();
-  const pinnedUrls = new Set((pinned.data?.apps ?? []).map((a) => a.appUrl));
+  const pinnedUrls = new Set((pinned.data ?? []).map((a) => a.appUrl));
   const q = query.trim().toLowerCase();
-  const apps = (catalog.data?.apps ?? []).filter(
+  const apps = (catalog.data ?? []).filter(
     (a) => q === '' || a.name.toLowerCase().includes(q) || a.appUrl.toLowerCase().includes(q),
   );
 
@@ -95,7 +95,7 @@ function PinDialog({ app, onClose }: { app: CatalogApp; onClose: (didPin: boolea
   const pin = async () => {
     setBusy(true);
     try {
-      await api.pin(app.appUrl, notifications);
+      await api.pin(app.appUrl, { notificationsEnabled: notifications });
       toast(`Pinned ${app.name || appHost(app.appUrl)}`);
       onClose(true);
     } catch (e) {

@@ -1,6 +1,6 @@
 /** The inbox: notifications from pinned apps, live; tapping one opens its app at its target path. */
+import type { PlatformNotification } from '@wharf/sdk';
 import { useEffect, useState } from 'react';
-import type { InboxNotification } from '../api/clientApi.js';
 import { AppIcon, appHost } from '../components/AppIcon.js';
 import { Button } from '../components/Button.js';
 import { EmptyState, ErrorAlert, Loading } from '../components/States.js';
@@ -29,9 +29,9 @@ export function InboxScreen() {
   // Each notification shows its app as the developer named it (the catalog: project name, icon).
   const { api } = usePlatform();
   const catalog = useAsync(() => api.catalog(), [api]);
-  const apps = new Map((catalog.data?.apps ?? []).map((a) => [a.appUrl, a]));
+  const apps = new Map((catalog.data ?? []).map((a) => [a.appUrl, a]));
 
-  const open = (n: InboxNotification) => {
+  const open = (n: PlatformNotification) => {
     if (!n.readAt) void inbox.markRead([n.id]).catch(() => undefined);
     navigate(
       routePath({ area: 'platform', screen: 'open', url: notificationTarget(n.appUrl, n.targetPath) }),

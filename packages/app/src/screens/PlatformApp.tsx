@@ -3,10 +3,10 @@
  * and the mini-app frame. A 401 from any call signs the person out.
  */
 import { useCallback, useMemo } from 'react';
-import { createClientApi } from '../api/clientApi.js';
-import { signOutOn401 } from '../api/http.js';
+import { createPlatformClient } from '@wharf/sdk';
 import { useSession } from '../auth/session.js';
 import { signOut } from '../auth/signOut.js';
+import { signOutOn401 } from '../auth/signOutOn401.js';
 import { Address } from '../components/Address.js';
 import { Icon, type IconName } from '../components/Icon.js';
 import { Link } from '../components/Link.js';
@@ -43,12 +43,15 @@ export function PlatformApp({ route }: { route: Route }) {
 }
 
 function SignedIn({ session, route }: { session: WalletSession; route: Route }) {
-  const api = useMemo(() => signOutOn401(createClientApi(session.token), signOutPlatform), [session.token]);
+  const api = useMemo(
+    () => signOutOn401(createPlatformClient({ baseUrl: '', token: session.token }), signOutPlatform),
+    [session.token],
+  );
   const platform = useMemo(() => ({ session, api }), [session, api]);
   const onUnauthorized = useCallback(() => signOutPlatform(), []);
   return (
     <PlatformContext.Provider value={platform}>
-      <InboxProvider api={api} token={session.token} onUnauthorized={onUnauthorized}>
+      <InboxProvider api={api} onUnauthorized={onUnauthorized}>
         <div className="shell">
           <Header session={session} route={route} />
           <Screen route={route} />

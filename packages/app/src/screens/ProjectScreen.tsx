@@ -1,6 +1,6 @@
 /** One project: whitelist state, app URLs, the API key, users, one wallet's status, test sends, the send log. */
 import { useState } from 'react';
-import type { Project } from '../api/dashboardApi.js';
+import type { Project } from '@wharf/sdk';
 import { Address } from '../components/Address.js';
 import { Button } from '../components/Button.js';
 import { Dialog } from '../components/Dialog.js';

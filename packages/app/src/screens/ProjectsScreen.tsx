@@ -1,6 +1,6 @@
 /** Projects: the developer's own (or, for the operator, all), and a form to create one. */
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../api/http.js';
+import { WharfApiError } from '@wharf/sdk';
 import { Button } from '../components/Button.js';
 import { Field } from '../components/Field.js';
 import { Icon } from '../components/Icon.js';
@@ -17,7 +17,7 @@ export function ProjectsScreen() {
   const { api, isOperator } = useDashboard();
   const projects = useAsync(() => api.projects(), [api]);
   const [creating, setCreating] = useState(false);
-  const list = projects.data?.projects ?? [];
+  const list = projects.data ?? [];
 
   return (
     <main className="page">
@@ -37,7 +37,7 @@ export function ProjectsScreen() {
         ) : null}
       </div>
       {creating ? <CreateProject onDone={() => setCreating(false)} /> : null}
-      {projects.error instanceof ApiError && projects.error.status === 404 && !isOperator ? (
+      {projects.error instanceof WharfApiError && projects.error.status === 404 && !isOperator ? (
         <div className="alert alert-warning">
           <div className="grow">
             <strong>This server has no developer dashboard API yet.</strong>

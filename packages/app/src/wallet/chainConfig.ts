@@ -3,7 +3,7 @@
  * then what the platform server says (GET /api/v1/client/config, when it offers it), then the
  * default of `wharf up` (127.0.0.1:8545, chain id 31337).
  */
-import { fetchClientConfig } from '../api/clientApi.js';
+import { createPlatformClient } from '@wharf/sdk';
 
 export interface ChainConfig {
   rpcUrl: string;
@@ -20,7 +20,9 @@ let loaded: Promise<ChainConfig> | undefined;
 
 export function chainConfig(): Promise<ChainConfig> {
   loaded ??= (async () => {
-    const server = await fetchClientConfig();
+    const server = await createPlatformClient({ baseUrl: '' })
+      .config()
+      .catch(() => undefined);
     const override = localStorage.getItem(OVERRIDE_KEY);
     const chainId = server?.chainId ?? DEFAULT_CHAIN_ID;
     if (override) return { rpcUrl: override, chainId, source: 'override' };

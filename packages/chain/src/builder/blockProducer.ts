@@ -1,34 +1,26 @@
 /**
- * Block production as flashblocks: the coordinator of the builder's parts. A block opens
- * (flashblock index 0, no transactions) the moment its parent is sealed; pool arrivals are
- * executed into the flashblock being built as they come (staged, in 10 ms batches, invisible);
- * every `flashblockInterval` whatever is staged is journaled and published as flashblock 1, 2,
- * ...; at the block time the last flashblock is published and the block is sealed with exactly
- * the published transactions, in order. Invariants: a flashblock reaches the journal before it
- * is shown (a crash loses nothing anyone has seen; `recover()` finishes the interrupted blocks at
- * the next start); all builder work runs on one serial queue, so a seal never interleaves with
- * a flashblock.
+ * Block production as flashblocks: the coordinator of the builder's parts, deciding when each
+ * runs. A block opens (flashblock 0, no transactions) the moment its parent is sealed; pool
+ * arrivals are staged as they come (invisible); every `flashblockInterval` what is staged is
+ * journaled and shown as flashblock 1, 2, ...; at the block time the last is shown and the block
+ * is sealed with exactly the shown transactions, in order. Invariants: a flashblock reaches the
+ * journal before it is shown (`recover()` finishes interrupted blocks at the next start); all
+ * builder work runs on one serial queue, so a seal never interleaves with a flashblock.
  *
- *   pool.onAdded ─> (10 ms) queue: Stager.stage ─> PendingBlock.add (working layer) ─> rootAhead
- *   timer (FlashblockSchedule.deadline) ─> busy (RPC input held) ─> queue: flashblock(k)
- *       Stager.stage the rest (until the staging stop) ─> Sealer.journalFlashblock (journal
- *       append beside the state root) ─> PendingBlock.publish ─> 'built' ─> at the deadline:
- *       pending reads switch ─> 'flashblock' ─> pool.onIncluded ─> not busy
- *   last flashblock of the block ─> Sealer.seal (head moves) ─> 'sealed' (newHeads, logs)
- *       ─> Sealer.afterSeal (journal rotation, behind the seal) ─> 'flashblock' (index 0)
+ *   pool.onAdded ─> stagingPasses.ts ─> stager.ts (PendingBlock.add, working layer)
+ *   flashblockTimer.ts (schedule.ts: deadline; busy) ─> queue: flashblockAttempt.ts (stage the
+ *       rest, sealer.ts journal write, publish, show at the deadline) ─> pool.onIncluded
+ *   last flashblock ─> sealer.ts seal (head moves) ─> 'sealed' ─> journal rotation ─> next block
+ *       (blockOpener.ts: timestamp, dev header settings) ─> 'flashblock' (index 0)
  *
- * Parts: schedule.ts (when), stager.ts (what), sealer.ts (durability), recovery.ts (restart),
- * events.ts (who is told), tickSignal.ts (a flashblock fell due).
+ * Also: events.ts (who is told), recovery.ts (restart), tickSignal.ts (a flashblock fell due),
+ * poolState.ts (what the pool validates against), producerOptions.ts (settings, seal modes).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
 import { importBlock } from '../execution/importBlock.js';
-import { hexToBytes } from '../primitives/hex.js';
-import { readAccountKeyed } from '../state/stateReader.js';
-import type { StateTrie } from '../state/trieAdapter.js';
-import type { PoolStateReader, PoolTransaction, TxPool } from '../txpool/types.js';
-import type { JournaledState } from '../state/journaledState.js';
+import type { PoolStateReader, TxPool } from '../txpool/types.js';
+import { BlockOpener, type NextHeader, type StateEdit } from './blockOpener.js';
 import {
   BuilderEvents,
   type BusyListener,
@@ -36,75 +28,28 @@ import {
   type SealedChangesListener,
   type SealListener,
 } from './events.js';
-import type { FlashblockJournal } from './flashblockJournal.js';
-import type { LateFlashblock } from './lateFlashblocks.js';
+import {
+  attemptFlashblock,
+  type FlashblockAttemptDeps,
+  type FlashblockOutcome,
+} from './flashblockAttempt.js';
+import { type FlashblockTiming, FlashblockTimer } from './flashblockTimer.js';
 import { BuilderMetrics } from './metrics.js';
-import { type HeaderOverrides, PendingBlock, type PendingSnapshot } from './pendingBlock.js';
-import { type RecoveryOutcome, replayJournal } from './recovery.js';
+import type { PendingBlock, PendingSnapshot } from './pendingBlock.js';
+import { poolStateOf } from './poolState.js';
+import { type RecoveryOutcome, recoverFromJournal } from './recovery.js';
 import { FlashblockSchedule } from './schedule.js';
-import { type JournaledFlashblock, Sealer } from './sealer.js';
+import { Sealer } from './sealer.js';
 import { Stager } from './stager.js';
+import { StagingPasses } from './stagingPasses.js';
+import type { ProducerOptions, SealMode } from './producerOptions.js';
 import { TickSignal } from './tickSignal.js';
-
-export type { BusyListener, FlashblockListener, SealedChangesListener, SealListener } from './events.js';
-export type { LateFlashblock } from './lateFlashblocks.js';
-export type { RecoveryOutcome } from './recovery.js';
-
-/** How long pool arrivals are gathered before they are executed into the flashblock being built. */
-const STAGE_BATCH_MS = 10;
-
-export interface ProducerOptions {
-  /** Seconds between seals; 0 seals one block per transaction. */
-  blockTime: number;
-  /** Milliseconds between flashblocks. */
-  flashblockInterval: number;
-  mining: boolean;
-  extraData?: Uint8Array;
-  /** Where flashblocks go before they are published; none: pre-confirmations do not survive a crash. */
-  journal?: FlashblockJournal;
-  now?: () => number;
-  onError?: (e: unknown) => void;
-  /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
-  onLate?: (late: LateFlashblock) => void;
-}
-
-/**
- * What one flashblock attempt came to: `published` with transactions, `empty` (published with
- * none: the same partial block under the next index), or `discarded` (its journal write failed:
- * never shown; its transactions stay in the pool for the next).
- */
-export type FlashblockOutcome =
-  | { kind: 'published'; snapshot: PendingSnapshot; txs: readonly PoolTransaction[] }
-  | { kind: 'empty'; snapshot: PendingSnapshot }
-  | { kind: 'discarded'; error: unknown };
-
-/**
- * How blocks are sealed (the dev methods switch it: evm_setAutomine, evm_setIntervalMining).
- * `interval`: flashblocks every flashblockInterval, a seal every blockTime (wharf's own);
- * `auto`: a block per transaction (blockTime 0; Anvil's and Hardhat's default); `manual`: no
- * sealing and no pre-confirmation of pool transactions until `mine()` (Hardhat's automine off).
- * See docs/decisions/0140-dev-methods-and-flashblocks.md.
- */
-export type SealMode = 'interval' | 'auto' | 'manual';
-
-/** A timed flashblock: shown at its deadline; when its timer was set to fire, and fired (ms, `now()`). */
-interface FlashblockTiming {
-  showAt: number;
-  firesAt: number;
-  firedAt: number;
-}
 
 export class BlockProducer {
   private building: PendingBlock;
   private queue: Promise<unknown> = Promise.resolve();
-  private timer?: NodeJS.Timeout;
-  private busy = false;
-  /** Ends a busy window that ran past half an interval: input is held no longer than that. */
-  private busyCap?: NodeJS.Timeout;
   private stopped = false;
   private pool?: TxPool;
-  /** A staging pass is scheduled (pool arrivals are batched, not executed one by one). */
-  private stageTimer?: NodeJS.Timeout;
   /**
    * What `pending` shows while the builder is ahead of readers: a flashblock built early and not
    * yet due, or (blockTime 0) a transaction executed and not yet sealed.
@@ -115,42 +60,41 @@ export class BlockProducer {
   private readonly schedule: FlashblockSchedule;
   private readonly tick = new TickSignal();
   private readonly events: BuilderEvents;
+  private readonly timer: FlashblockTimer;
   private readonly stager: Stager;
+  private readonly passes: StagingPasses;
   private readonly sealer: Sealer;
+  private readonly opener: BlockOpener;
+  private readonly attempt: FlashblockAttemptDeps;
   private mode: SealMode;
-  /** Dev methods' header settings: kept for every later block (`sticky`) or the next one opened. */
-  private readonly sticky: { gasLimit?: bigint; coinbase?: Uint8Array } = {};
-  private nextHeader: { timestamp?: bigint; baseFee?: bigint } = {};
-  /** Added to the clock for block timestamps (evm_increaseTime), in ms. */
-  private clockOffsetMs = 0;
-  /** Dev methods' changes in the block being built, to apply again if it is opened again. */
-  private blockEdits: ((s: JournaledState) => Promise<void>)[] = [];
 
   constructor(
     private readonly ctx: ChainContext,
     private readonly opts: ProducerOptions,
   ) {
     const now = () => this.now();
+    const { onError, flashblockInterval: intervalMs } = opts;
+    const stopped = () => this.stopped;
+    const building = () => this.building;
+    const pool = () => this.pool;
     this.mode = !opts.mining ? 'manual' : opts.blockTime === 0 ? 'auto' : 'interval';
-    this.events = new BuilderEvents(opts.onError);
+    this.events = new BuilderEvents(onError);
+    // The schedule reads the options object: setSealMode changes its blockTime.
     this.schedule = new FlashblockSchedule(opts);
-    this.sealer = new Sealer({
-      journal: opts.journal,
-      journaling: () => this.mode === 'interval',
-      metrics: this.metrics,
-      now,
-      onError: opts.onError,
-    });
-    this.stager = new Stager({
-      flat: ctx.flat,
-      pool: () => this.pool,
-      building: () => this.building,
-      tick: this.tick,
-      now,
-      stopped: () => this.stopped,
-      onError: opts.onError,
-    });
-    this.building = this.open(ctx.blocks.head);
+    const { schedule, tick, events, metrics } = this;
+    const fired = (timing: FlashblockTiming) => this.enqueue(() => this.onTick(timing));
+    this.timer = new FlashblockTimer({ schedule, tick, events, now, intervalMs, fired });
+    const journaling = () => this.mode === 'interval';
+    this.sealer = new Sealer({ journal: opts.journal, journaling, metrics, now, onError });
+    this.stager = new Stager({ flat: ctx.flat, pool, building, tick, now, stopped, onError });
+    const { stager, sealer } = this;
+    const enqueue = (fn: () => Promise<void>) => this.enqueue(fn);
+    this.passes = new StagingPasses({ stager, schedule, tick, building, enqueue, now, stopped, onError });
+    const hide = (snapshot?: PendingSnapshot) => (this.hidden = snapshot);
+    const report = { metrics, intervalMs, onLate: opts.onLate, onError };
+    this.attempt = { stager, sealer, schedule, events, pool, hide, now, ...report };
+    this.opener = new BlockOpener(ctx, now, opts.extraData);
+    this.building = this.opener.open(ctx.blocks.head);
   }
 
   /** What `pending` reads see: the block being built as of its last flashblock. Consumer: rpc. */
@@ -160,45 +104,24 @@ export class BlockProducer {
     return this.hidden ?? this.building.snapshot;
   }
 
-  /**
-   * What the pool validates against: the state after the last flashblock (the builder's own,
-   * even while blockTime 0 hides it from readers: the pool has already let those transactions go).
-   */
+  /** What the pool validates against (poolState.ts). */
   poolState(): PoolStateReader {
-    const read = (a: string) => {
-      const key = a.toLowerCase();
-      return readAccountKeyed(this.building.state, key, hexToBytes(key));
-    };
-    return {
-      getNonce: async (a) => (await read(a))?.nonce ?? 0n,
-      getBalance: async (a) => (await read(a))?.balance ?? 0n,
-      // One read per submission, not two.
-      getAccount: async (a) => {
-        const account = await read(a);
-        return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
-      },
-    };
+    return poolStateOf(() => this.building);
   }
 
   /**
    * At start-up, before `start`: seals the blocks the journal holds past the head
    * (recovery.ts), waits until they are on disk, then opens the journal for the next block.
    */
-  async recover(): Promise<RecoveryOutcome> {
-    const journal = this.opts.journal;
-    if (!journal) return { replayed: 0 };
-    const outcome = await replayJournal(journal, {
+  recover(): Promise<RecoveryOutcome> {
+    return recoverFromJournal(this.opts.journal, {
       head: () => this.ctx.blocks.head,
-      openAt: (parent, timestamp) => {
-        this.building = this.open(parent, timestamp);
-        return this.building;
-      },
+      openAt: (parent, timestamp) => (this.building = this.opener.open(parent, timestamp)),
       seal: () => this.sealPending(false),
+      flushed: () => this.ctx.store.flushed(),
+      openJournal: () => this.sealer.openJournal(this.building),
       onError: this.opts.onError,
     });
-    await this.ctx.store.flushed();
-    await this.sealer.openJournal(this.building);
-    return outcome;
   }
 
   start(pool: TxPool): void {
@@ -207,7 +130,7 @@ export class BlockProducer {
     // journals and publishes what is already staged, so its deadline is met under load.
     pool.onAdded(() => {
       if (this.mode === 'auto') this.enqueue(() => this.sealEach());
-      else if (this.mode === 'interval') this.scheduleStage();
+      else if (this.mode === 'interval') this.passes.schedule();
     });
     this.resume();
   }
@@ -221,14 +144,6 @@ export class BlockProducer {
       this.schedule.startBlock(this.now());
       this.arm();
     }
-  }
-
-  /** Stops the flashblock timer (mode switches, rewinds). */
-  private halt(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.tick.disarm();
-    this.setBusy(false);
   }
 
   get sealMode(): SealMode {
@@ -246,10 +161,9 @@ export class BlockProducer {
    */
   setSealMode(mode: SealMode, blockTime?: number): Promise<void> {
     return this.enqueue(async () => {
-      this.halt();
+      this.timer.halt();
       const was = this.mode;
       this.mode = mode;
-      // The schedule reads the same options object.
       if (blockTime !== undefined && blockTime > 0) this.opts.blockTime = blockTime;
       // Only interval mode journals: its first append needs the block's opening record.
       if (mode === 'interval' && was !== 'interval') {
@@ -260,52 +174,32 @@ export class BlockProducer {
     });
   }
 
-  /** Every sealed block's changed keys (evm_revert restores them). Consumer: builder/devControls.ts. */
-  onSealedChanges(l: SealedChangesListener): () => void {
-    return this.events.on('sealedChanges', l);
-  }
-
   /**
    * A dev method's state change (anvil_setBalance, ...) in the block being built: shown at the
    * next flashblock (interval mode), at once otherwise, and sealed at once in auto mode (so
    * `latest` shows it when the call returns, as with Anvil). Consumer: builder/devControls.ts.
    */
-  edit(change: (s: JournaledState) => Promise<void>): Promise<void> {
+  edit(change: StateEdit): Promise<void> {
     return this.enqueue(async () => {
       await this.building.edit(change);
-      this.blockEdits.push(change);
+      this.opener.edited(change);
       if (this.mode === 'interval') return;
       await this.flashblock(0);
       if (this.mode === 'auto') await this.sealPending();
     });
   }
 
-  /**
-   * Seconds added to the clock of future block timestamps (evm_increaseTime), the block being
-   * built included if nothing is pre-confirmed in it yet. Returns the total offset.
-   */
+  /** evm_increaseTime: the block being built takes it if nothing is in it yet. Returns the total (s). */
   increaseTime(seconds: bigint): bigint {
-    this.clockOffsetMs += Number(seconds) * 1000;
+    const total = this.opener.increaseTime(seconds);
     this.enqueue(() => this.reopen()).catch(() => {});
-    return BigInt(Math.round(this.clockOffsetMs / 1000));
+    return total;
   }
 
-  /**
-   * Header settings for the blocks to come: `timestamp` and `baseFee` for the next one,
-   * `gasLimit` and `coinbase` from the next one on. They take the block being built if nothing
-   * is pre-confirmed in it yet (it is opened again, dev changes applied again), else the next.
-   */
-  setNextHeader(h: {
-    timestamp?: bigint;
-    baseFee?: bigint;
-    gasLimit?: bigint;
-    coinbase?: Uint8Array;
-  }): Promise<void> {
+  /** Header settings (blockOpener.ts), from the block being built on if nothing is in it yet. */
+  setNextHeader(h: NextHeader): Promise<void> {
     return this.enqueue(async () => {
-      if (h.timestamp !== undefined) this.nextHeader.timestamp = h.timestamp;
-      if (h.baseFee !== undefined) this.nextHeader.baseFee = h.baseFee;
-      if (h.gasLimit !== undefined) this.sticky.gasLimit = h.gasLimit;
-      if (h.coinbase !== undefined) this.sticky.coinbase = h.coinbase;
+      this.opener.set(h);
       await this.reopen();
     });
   }
@@ -314,14 +208,9 @@ export class BlockProducer {
   private async reopen(): Promise<void> {
     const b = this.building;
     if (b.snapshot.txs.length || b.staged.length || this.stager.staged.length) return;
-    const edits = this.blockEdits;
-    this.building = this.open(this.ctx.blocks.head);
-    this.blockEdits = edits;
+    this.building = this.opener.reopen(this.ctx.blocks.head);
     this.sealer.reopened(this.building);
-    if (edits.length) {
-      for (const change of edits) await this.building.edit(change);
-      await this.building.publish(1);
-    }
+    await this.opener.replayEdits(this.building);
     this.events.emit('flashblock', this.building.snapshot);
   }
 
@@ -333,15 +222,12 @@ export class BlockProducer {
    */
   rewind(rewrite: () => Promise<void>): Promise<void> {
     return this.enqueue(async () => {
-      this.halt();
-      clearTimeout(this.stageTimer);
-      this.stageTimer = undefined;
+      this.timer.halt();
+      this.passes.cancel();
       await this.sealer.rewind();
       await this.ctx.store.flushed();
       await rewrite();
-      this.building = this.open(this.ctx.blocks.head);
-      this.stager.blockSealed();
-      this.hidden = undefined;
+      this.openFresh(this.ctx.blocks.head);
       if (this.sealer.journaled) await this.sealer.openJournal(this.building);
       this.events.emit('flashblock', this.building.snapshot);
       if (this.pool) this.resume();
@@ -357,40 +243,27 @@ export class BlockProducer {
     return this.enqueue(async () => {
       if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
       await importBlock(this.ctx, block);
-      this.building = this.open(block);
-      this.stager.blockSealed();
-      this.hidden = undefined;
+      this.openFresh(block);
       this.events.emit('sealed', block, []);
       this.events.emit('flashblock', this.building.snapshot);
     });
   }
 
+  // Listeners (events.ts says when each event fires); each returns its unsubscribe.
   onSealed(l: SealListener): () => void {
     return this.events.on('sealed', l);
   }
-
-  /** Every published flashblock, index 0 (a block opened) included. Consumers: streams. */
   onFlashblock(l: FlashblockListener): () => void {
     return this.events.on('flashblock', l);
   }
-
-  /**
-   * A timed flashblock once it is built, before it is shown at its deadline: time to prepare what
-   * will be sent when it is (streams render their messages here, so that publication only sends).
-   * Nothing may show it yet. Not called for flashblocks shown as soon as built.
-   */
   onFlashblockBuilt(l: FlashblockListener): () => void {
     return this.events.on('built', l);
   }
-
-  /**
-   * The builder's busy windows: from a timed flashblock's timer to its showing (with the seal,
-   * after a block's last one). The RPC server holds new requests meanwhile, so that the thread
-   * is the builder's (requests that arrive then go to the next flashblock anyway). A window ends
-   * after half an interval at the latest, so a builder that falls behind never starves RPC.
-   */
   onBusy(l: BusyListener): () => void {
     return this.events.on('busy', l);
+  }
+  onSealedChanges(l: SealedChangesListener): () => void {
+    return this.events.on('sealedChanges', l);
   }
 
   /**
@@ -400,12 +273,12 @@ export class BlockProducer {
   mine(timestamp?: bigint): Promise<Block> {
     return this.enqueue(async () => {
       if (timestamp !== undefined) {
-        this.nextHeader.timestamp = timestamp;
+        this.opener.set({ timestamp });
         await this.reopen();
       }
       await this.flashblock();
       const block = await this.sealPending();
-      if (this.mode === 'interval' && this.timer) {
+      if (this.mode === 'interval' && this.timer.running) {
         this.schedule.startBlock(this.now());
         this.arm();
       }
@@ -424,11 +297,8 @@ export class BlockProducer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.events.releaseWaiters();
-    this.tick.disarm();
-    this.setBusy(false);
-    clearTimeout(this.timer);
-    clearTimeout(this.stageTimer);
-    this.timer = undefined;
+    this.timer.halt();
+    this.passes.cancel();
     await this.queue.catch(() => {});
     await this.sealer.close();
   }
@@ -443,24 +313,9 @@ export class BlockProducer {
     return run;
   }
 
-  /**
-   * Schedules the next flashblock. Its deadline is absolute in the current block; building starts
-   * a little before it (FlashblockSchedule.lead) and the result is shown at the deadline, so that
-   * flashblocks follow each other at the interval whatever one costs to build.
-   */
+  /** Schedules the block's next flashblock (flashblockTimer.ts). */
   private arm(): void {
-    clearTimeout(this.timer);
-    if (this.stopped) return;
-    const { showAt, firesAt } = this.schedule.deadline(this.building.snapshot.index + 1, this.now());
-    this.tick.armed(firesAt);
-    if (!this.busy) this.events.emit('busy', false, firesAt);
-    this.timer = setTimeout(() => {
-      this.tick.disarm();
-      this.setBusy(true);
-      this.tick.fire();
-      const firedAt = this.now();
-      this.enqueue(() => this.onTick({ showAt, firesAt, firedAt }));
-    }, firesAt - this.now());
+    if (!this.stopped) this.timer.arm(this.building.snapshot.index + 1);
   }
 
   private async onTick(timing: FlashblockTiming): Promise<void> {
@@ -472,157 +327,27 @@ export class BlockProducer {
         this.schedule.sealed(this.now());
       }
     } catch (e) {
-      this.setBusy(false);
+      this.timer.setBusy(false);
       throw e;
     }
     // Armed while still busy, so that letting input in says when the next window begins.
     this.arm();
-    this.setBusy(false);
+    this.timer.setBusy(false);
   }
 
-  private setBusy(busy: boolean): void {
-    if (this.busy === busy) return;
-    this.busy = busy;
-    clearTimeout(this.busyCap);
-    if (busy) this.busyCap = setTimeout(() => this.setBusy(false), this.opts.flashblockInterval / 2);
-    const armed = Number.isFinite(this.tick.firesAt);
-    this.events.emit('busy', busy, !busy && armed ? this.tick.firesAt : undefined);
+  /** Opens a new block on `parent` outside a seal (rewinds, imports): nothing staged carries over. */
+  private openFresh(parent: Block): void {
+    this.building = this.opener.open(parent);
+    this.stager.blockSealed();
+    this.hidden = undefined;
   }
 
-  private open(parent: Block, timestamp?: bigint, warm?: StateTrie): PendingBlock {
-    const now = BigInt(Math.floor((this.now() + this.clockOffsetMs) / 1000));
-    const next = this.nextHeader;
-    let ts = timestamp ?? next.timestamp;
-    if (timestamp === undefined && next.timestamp !== undefined && next.timestamp > parent.header.timestamp)
-      // Later blocks continue from the timestamp set (Anvil's evm_setNextBlockTimestamp).
-      this.clockOffsetMs = Number(next.timestamp) * 1000 - this.now();
-    if (ts === undefined || ts <= parent.header.timestamp)
-      ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
-    const overrides: HeaderOverrides = { ...this.sticky, baseFee: next.baseFee };
-    this.nextHeader = {};
-    this.blockEdits = [];
-    return new PendingBlock(this.ctx, parent, ts, this.opts.extraData ?? new Uint8Array(0), warm, overrides);
-  }
-
-  /**
-   * Batches pool arrivals into one staging pass a few milliseconds later. The pass first reads
-   * what it will touch, outside the queue: a flashblock that falls due meanwhile never waits
-   * behind the database.
-   */
-  private scheduleStage(): void {
-    if (this.stageTimer || this.stopped) return;
-    // Cleared when the pass runs, not when it is queued: one pass waits in the queue at most.
-    this.stageTimer = setTimeout(async () => {
-      try {
-        await this.stager.warm(this.stager.candidates().list).senders;
-      } catch (e) {
-        // Only a warm-up: execution reads whatever is still missing itself.
-        this.opts.onError?.(e);
-      }
-      this.enqueue(async () => {
-        this.stageTimer = undefined;
-        // A flashblock fell due while this pass waited: it stages these itself.
-        if (this.tick.due) return;
-        // What this pass staged goes into the flashblock's state root now, not at its deadline,
-        // unless that would run into the next flashblock's timer (the flashblock folds it in then).
-        if (!(await this.stager.stage()) || this.tick.due) return;
-        // Not while its trie reads are out: a flashblock falling due would wait behind them.
-        if (!(await this.stager.pathsReadBeforeTick()) || this.tick.due) return;
-        const from = this.now();
-        if (!this.schedule.rootAheadFits(from, this.tick.firesAt)) return;
-        await this.building.rootAhead();
-        this.schedule.recordRootAhead(this.now() - from);
-      });
-    }, STAGE_BATCH_MS);
-  }
-
-  /**
-   * One flashblock: whatever arrived since the last staging pass is staged too, as far as time
-   * allows if it is shown at a deadline, then the staged transactions go to the journal and
-   * become visible — at `timing.showAt` if the build finished early.
-   */
-  private async flashblock(
+  /** One flashblock of the block being built (flashblockAttempt.ts). */
+  private flashblock(
     limit = Number.POSITIVE_INFINITY,
     timing?: FlashblockTiming,
   ): Promise<FlashblockOutcome> {
-    const started = this.now();
-    const pool = this.pool;
-    const b = this.building;
-    const stager = this.stager;
-    // A flashblock shown at a deadline stages what time allows, and whatever the one before left
-    // to it: no transaction is left twice, and a builder that falls behind still catches up.
-    const own = stager.forFlashblock(
-      timing ? this.schedule.stagingStopsAt(timing.showAt, started) : Number.POSITIVE_INFINITY,
-    );
-    const stagedHere = await stager.stage(limit - stager.staged.length, own);
-    stager.flashblockStaged(own);
-    const stageMs = this.now() - started;
-    const done = stager.staged;
-    const index = b.snapshot.index + 1;
-    let durable: JournaledFlashblock = {};
-    if (done.length) {
-      try {
-        durable = await this.sealer.journalFlashblock(b, index);
-      } catch (error) {
-        // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
-        b.discard();
-        stager.discarded();
-        this.opts.onError?.(error);
-        return { kind: 'discarded', error };
-      }
-    }
-    // Readers keep the previous flashblock until this one is due.
-    if (timing) this.hidden = b.snapshot;
-    let snapshot: PendingSnapshot;
-    let built = started;
-    try {
-      snapshot = await b.publish(index, durable.prepared);
-      stager.clearStaged();
-      built = this.now();
-      if (timing) {
-        this.schedule.recordBuild(
-          built - Math.min(timing.firedAt, started),
-          done.length ? built - started - stageMs : undefined,
-        );
-        if (timing.showAt > built) {
-          this.events.emit('built', snapshot);
-          const ready = this.now();
-          if (timing.showAt > ready) await sleep(timing.showAt - ready);
-        }
-      }
-      this.metrics.flashblockBuild.observe((built - started) / 1000);
-    } finally {
-      if (timing) this.hidden = undefined;
-    }
-    const publishedAt = this.now();
-    this.events.emit('flashblock', snapshot);
-    const m = this.metrics;
-    if (timing) {
-      const lateMs = Math.max(0, publishedAt - timing.showAt);
-      m.flashblockLateness.observe(lateMs / 1000);
-      if (lateMs > this.opts.flashblockInterval / 10)
-        this.opts.onLate?.({
-          block: b.number,
-          index,
-          lateMs,
-          behindMs: Math.max(0, timing.firesAt - timing.showAt),
-          timerMs: Math.max(0, timing.firedAt - timing.firesAt),
-          queuedMs: Math.max(0, started - timing.firedAt),
-          buildMs: built - started,
-          stageMs,
-          stagedHere,
-          journalMs: durable.journalMs,
-          rootMs: durable.rootMs,
-          wakeMs: Math.max(0, publishedAt - Math.max(timing.showAt, built)),
-        });
-    }
-    m.flashblocks++;
-    m.flashblockTxs.observe(done.length);
-    for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
-    stager.preconfirmed(done);
-    if (!done.length) return { kind: 'empty', snapshot };
-    if (pool) await pool.onIncluded(done);
-    return { kind: 'published', snapshot, txs: done };
+    return attemptFlashblock(this.attempt, this.building, limit, timing);
   }
 
   /**
@@ -633,10 +358,10 @@ export class BlockProducer {
     const started = this.now();
     const sealed = await this.sealer.seal(
       this.building,
-      (parent, warm) => this.open(parent, undefined, warm),
+      (parent, warm) => this.opener.open(parent, undefined, warm),
       // The sealed block's batch is filled once the next block's first pre-confirmation is shown
       // (two intervals at most), not while the staging passes catch up after the seal.
-      this.timer ? () => this.events.nextShown(2 * this.opts.flashblockInterval) : undefined,
+      this.timer.running ? () => this.events.nextShown(2 * this.opts.flashblockInterval) : undefined,
     );
     this.building = sealed.next;
     this.stager.blockSealed();

@@ -11,6 +11,9 @@
  *                    caches forgotten ─> a new block on the old head ─> the pool as it was
  *
  * Decisions: docs/decisions/0140-dev-methods-and-flashblocks.md, 0141-snapshots.md.
+ *
+ * One file (over 400 lines): every test method goes through the same few producer controls (edit,
+ * rewind, seal modes), and their ordering rules are checked side by side.
  */
 import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';

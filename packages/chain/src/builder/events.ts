@@ -21,11 +21,20 @@ export interface BuilderEventMap {
   sealed: SealListener;
   /** A flashblock was shown, index 0 (a block opened) included (streams, newFlashblocks). */
   flashblock: FlashblockListener;
-  /** A timed flashblock was built and is not shown yet: render what will be sent (streams). */
+  /**
+   * A timed flashblock once it is built, before it is shown at its deadline: time to prepare what
+   * will be sent when it is (streams render their messages here, so that publication only sends).
+   * Nothing may show it yet. Not emitted for flashblocks shown as soon as built.
+   */
   built: FlashblockListener;
-  /** The builder's busy windows (the RPC server holds input meanwhile). */
+  /**
+   * The builder's busy windows: from a timed flashblock's timer to its showing (with the seal,
+   * after a block's last one). The RPC server holds new requests meanwhile, so that the thread
+   * is the builder's (requests that arrive then go to the next flashblock anyway). A window ends
+   * after half an interval at the latest, so a builder that falls behind never starves RPC.
+   */
   busy: BusyListener;
-  /** What a sealed block changed, before its listeners run (evm_revert restores it). */
+  /** What a sealed block changed, before its listeners run (evm_revert restores it; devControls.ts). */
   sealedChanges: SealedChangesListener;
 }
 

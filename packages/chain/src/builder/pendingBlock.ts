@@ -7,6 +7,9 @@
  *
  *   flat (latest sealed) <- layer 1 <- layer 2 <- ... <- working layer (unpublished)
  *                           └──────── published ─────┘
+ *
+ * One file (over 400 lines): the layers, the snapshots, the roots folded ahead and the seal share
+ * one invariant (readers see only published layers; the seal takes exactly what was published).
  */
 import { Block, type BlockHeader, createBlock, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';

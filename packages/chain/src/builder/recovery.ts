@@ -23,17 +23,33 @@ export interface RecoverySteps {
   openAt: (parent: Block, timestamp: bigint) => PendingBlock;
   /** Seals the block being built without opening the journal for the next. */
   seal: () => Promise<Block>;
+  /** Settles when every sealed block is on disk. */
+  flushed: () => Promise<void>;
+  /** Opens the journal for the block being built. */
+  openJournal: () => Promise<void>;
   onError?: (e: unknown) => void;
+}
+
+/**
+ * Seals the blocks the journal holds past the head, waits until they are on disk, then opens
+ * the journal for the next block. Without a journal there is nothing to recover.
+ */
+export async function recoverFromJournal(
+  journal: FlashblockJournal | undefined,
+  steps: RecoverySteps,
+): Promise<RecoveryOutcome> {
+  if (!journal) return { replayed: 0 };
+  const outcome = await replayJournal(journal, steps);
+  await steps.flushed();
+  await steps.openJournal();
+  return outcome;
 }
 
 /**
  * Replays and seals the journaled blocks past the head. No journal is opened here: the caller
  * waits until every replayed block is on disk first (their records are the only copy).
  */
-export async function replayJournal(
-  journal: FlashblockJournal,
-  steps: RecoverySteps,
-): Promise<RecoveryOutcome> {
+async function replayJournal(journal: FlashblockJournal, steps: RecoverySteps): Promise<RecoveryOutcome> {
   const blocks = await journal.load();
   let replayed = 0;
   let sealed: Block | undefined;

@@ -3,6 +3,9 @@
  * fields, run on a throwaway overlay of the requested state. As geth: with no fee fields the
  * call runs at gas price 0 with BASEFEE 0; estimation follows geth's search (a plain transfer
  * tries 21000 first, then the cap, an optimistic limit, and a binary search to 1.5%).
+ *
+ * One file (over 400 lines): the three share the call's setup (fields to transaction, overlay,
+ * block, gas and time caps), and the estimate and the access list are runs of that same call.
  */
 import type { Common } from '@ethereumjs/common';
 import { type Block, createBlock } from '@ethereumjs/block';

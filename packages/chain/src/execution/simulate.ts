@@ -19,6 +19,7 @@ import { revertError } from './call.js';
 import { EvmTimeout } from './evmBudget.js';
 import type { ChainContext } from './chainContext.js';
 import { type SimLog, SimLogTracer, type TracedEvm } from './simulateLogs.js';
+import { ErrorCode } from '../primitives/errorCodes.js';
 import { SimulateError } from './simulateError.js';
 import { type AccountOverride, applyStateOverrides, movePrecompiles } from './stateOverrides.js';
 import { createVm } from './vmFactory.js';
@@ -70,8 +71,12 @@ function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
     const o: BlockOverrides = { ...(b.blockOverrides ?? {}) };
     o.number ??= prevNumber + 1n;
     if (o.number <= prevNumber)
-      throw new SimulateError(-38020, `block numbers must be in order: ${o.number} <= ${prevNumber}`);
-    if (o.number - base.number > MAX_BLOCKS) throw new SimulateError(-38026, 'too many blocks');
+      throw new SimulateError(
+        ErrorCode.SimBlockNumberOrder,
+        `block numbers must be in order: ${o.number} <= ${prevNumber}`,
+      );
+    if (o.number - base.number > MAX_BLOCKS)
+      throw new SimulateError(ErrorCode.SimTooManyBlocks, 'too many blocks');
     for (let n = prevNumber + 1n; n < o.number; n++) {
       prevTime += TIMESTAMP_INCREMENT;
       out.push({ blockOverrides: { number: n, time: prevTime }, calls: [] });
@@ -79,7 +84,10 @@ function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
     prevNumber = o.number;
     if (o.time === undefined) o.time = prevTime + TIMESTAMP_INCREMENT;
     else if (o.time <= prevTime)
-      throw new SimulateError(-38021, `block timestamps must be in order: ${o.time} <= ${prevTime}`);
+      throw new SimulateError(
+        ErrorCode.SimTimestampOrder,
+        `block timestamps must be in order: ${o.time} <= ${prevTime}`,
+      );
     prevTime = o.time;
     out.push({ ...b, blockOverrides: o });
   }
@@ -89,20 +97,25 @@ function sanitize(base: BlockHeader, blocks: SimBlockInput[]): SimBlockInput[] {
 function txError(message: string): SimulateError {
   const m = message.split(' (block=')[0].split(' (vm hf=')[0];
   if (/INTRINSIC_GAS_TOO_LOW|lower than the minimum gas limit/.test(m))
-    return new SimulateError(-38013, `intrinsic gas too low: ${m}`);
+    return new SimulateError(ErrorCode.SimIntrinsicGas, `intrinsic gas too low: ${m}`);
   if (/nonce.*too low|account has nonce of: \d+ tx has nonce of/.test(m)) {
     const r = /account has nonce of: (\d+) tx has nonce of: (\d+)/.exec(m);
-    if (r && BigInt(r[2]) > BigInt(r[1])) return new SimulateError(-38011, `nonce too high: ${m}`);
-    return new SimulateError(-38010, `nonce too low: ${m}`);
+    if (r && BigInt(r[2]) > BigInt(r[1]))
+      return new SimulateError(ErrorCode.SimNonceTooHigh, `nonce too high: ${m}`);
+    return new SimulateError(ErrorCode.SimNonceTooLow, `nonce too low: ${m}`);
   }
   if (/is less than the block's baseFeePerGas/.test(m))
-    return new SimulateError(-38012, `max fee per gas less than block base fee: ${m}`);
+    return new SimulateError(ErrorCode.SimFeeCapTooLow, `max fee per gas less than block base fee: ${m}`);
   if (/enough funds/.test(m))
-    return new SimulateError(-38014, `insufficient funds for gas * price + value: ${m}`);
+    return new SimulateError(
+      ErrorCode.SimInsufficientFunds,
+      `insufficient funds for gas * price + value: ${m}`,
+    );
   if (/gasLimit is too low|intrinsic/.test(m))
-    return new SimulateError(-38013, `intrinsic gas too low: ${m}`);
-  if (/nonce.*(max|2\^64)/i.test(m)) return new SimulateError(-32603, `nonce has max value: ${m}`);
-  return new SimulateError(-32000, m);
+    return new SimulateError(ErrorCode.SimIntrinsicGas, `intrinsic gas too low: ${m}`);
+  if (/nonce.*(max|2\^64)/i.test(m))
+    return new SimulateError(ErrorCode.Internal, `nonce has max value: ${m}`);
+  return new SimulateError(ErrorCode.Server, m);
 }
 
 export async function simulate(
@@ -220,7 +233,7 @@ export async function simulate(
       let gas = call.gas ?? (remaining < gasPool ? remaining : gasPool);
       if (gasUsed + gas > execBlock.header.gasLimit)
         throw new SimulateError(
-          -38015,
+          ErrorCode.SimBlockGasLimit,
           `block gas limit reached: ${gasUsed} >= ${execBlock.header.gasLimit}`,
         );
       if (gas > gasPool) gas = gasPool;
@@ -258,14 +271,15 @@ export async function simulate(
       if (txData.type === 0) delete txData.accessList;
       const MAX_NONCE = 2n ** 64n - 1n;
       if (nonce >= MAX_NONCE) {
-        if (opts.validation) throw new SimulateError(-32603, `nonce has max value: nonce ${nonce}`);
+        if (opts.validation)
+          throw new SimulateError(ErrorCode.Internal, `nonce has max value: nonce ${nonce}`);
         txData.nonce = 0n;
       }
       let tx: TypedTransaction;
       try {
         tx = createTx(txData as never, { common: txCommon as never, freeze: false });
       } catch (e) {
-        throw new SimulateError(-32602, (e as Error).message.split(' (')[0]);
+        throw new SimulateError(ErrorCode.InvalidParams, (e as Error).message.split(' (')[0]);
       }
       // @ethereumjs refuses a nonce of 2^64-1 at construction; geth simulates it.
       if (nonce >= MAX_NONCE) (tx as unknown as { nonce: bigint }).nonce = nonce;
@@ -317,8 +331,12 @@ export async function simulate(
         const err = r.execResult.exceptionError!.error;
         if (err === 'revert') {
           const e = revertError(r.execResult.returnValue);
-          res.error = { code: 3, message: e.message, data: bytesToHex(r.execResult.returnValue) };
-        } else res.error = { code: -32015, message: err };
+          res.error = {
+            code: ErrorCode.ExecutionReverted,
+            message: e.message,
+            data: bytesToHex(r.execResult.returnValue),
+          };
+        } else res.error = { code: ErrorCode.SimVmError, message: err };
       }
       calls.push(res);
     }

@@ -9,6 +9,7 @@ import { bytesToHex, pad32 } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { isPrecompile } from './precompiles.js';
+import { ErrorCode } from '../primitives/errorCodes.js';
 import { SimulateError } from './simulateError.js';
 
 export interface AccountOverride {
@@ -33,9 +34,10 @@ export async function applyStateOverrides(
     const addr = new Address(Buffer.from(addrHex.slice(2), 'hex'));
     if (o.movePrecompileToAddress) {
       if (!isPrecompile(addr.bytes, common))
-        throw new SimulateError(-32000, `account ${addrHex} is not a precompile`);
+        throw new SimulateError(ErrorCode.Server, `account ${addrHex} is not a precompile`);
       const to = bytesToHex(o.movePrecompileToAddress);
-      if (to === addrHex) throw new SimulateError(-38022, `account ${to} is already a precompile`);
+      if (to === addrHex)
+        throw new SimulateError(ErrorCode.SimMovePrecompileToSelf, `account ${to} is already a precompile`);
       moved.set(to, addr.bytes);
       moved.set(addrHex, new Uint8Array(0));
     }
@@ -43,7 +45,7 @@ export async function applyStateOverrides(
     if (o.code !== undefined) await state.putCode(addr, o.code);
     if (o.balance !== undefined) await state.modifyAccountFields(addr, { balance: o.balance });
     if (o.state && o.stateDiff)
-      throw new SimulateError(-32602, `account ${addrHex} has both 'state' and 'stateDiff'`);
+      throw new SimulateError(ErrorCode.InvalidParams, `account ${addrHex} has both 'state' and 'stateDiff'`);
     if (o.state) {
       if (!(await state.getAccount(addr))) await state.putAccount(addr, new Account());
       await state.clearStorage(addr);

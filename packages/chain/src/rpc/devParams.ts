@@ -10,14 +10,14 @@ import type { DevApi } from '../builder/devApi.js';
 import { type AnvilState, parseAnvilState } from '../state/anvilStateFile.js';
 import { bigintToBytes, pad32 } from '../primitives/hex.js';
 import type { RpcContext } from './context.js';
-import { RpcError } from './errors.js';
+import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './params.js';
 
 const HEX = /^0x[0-9a-fA-F]*$/;
 
 /** The test methods need the node's dev controls (absent on imported chains and read replicas). */
 export function dev(c: RpcContext): DevApi {
-  if (!c.dev) throw new RpcError(-32601, 'test methods are not available on this node');
+  if (!c.dev) throw new RpcError(ErrorCode.MethodNotFound, 'test methods are not available on this node');
   return c.dev;
 }
 

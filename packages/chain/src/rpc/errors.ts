@@ -1,32 +1,16 @@
 /**
  * JSON-RPC error codes, and the ONE place where domain errors become wire errors (toRpcError).
- * Every code is listed in docs/errors.md.
+ * The codes are primitives/errorCodes.ts (listed in docs/errors.md).
  */
 import { DevMethodError } from '../builder/devControls.js';
 import { CallError } from '../execution/call.js';
 import { EvmTimeout } from '../execution/evmBudget.js';
 import { TraceTooLarge } from '../execution/trace.js';
 import { SimulateError } from '../execution/simulateError.js';
+import { ErrorCode } from '../primitives/errorCodes.js';
 import { TxPoolError } from '../txpool/types.js';
 
-export const ErrorCode = {
-  /** Execution reverted (eth_call, eth_estimateGas); `data` carries the revert bytes. */
-  ExecutionReverted: 3,
-  /** eth_sendRawTransactionSync: pooled but not pre-confirmed in time (EIP-7966); `data` the hash. */
-  TransactionTimeout: 4,
-  /** Server error: a domain refusal (pool rules, header not found, execution failure). */
-  Server: -32000,
-  /** Body is not JSON. */
-  Parse: -32700,
-  /** Not a valid JSON-RPC 2.0 request object, an empty or oversized batch, an oversized body. */
-  InvalidRequest: -32600,
-  /** No such method (or namespace). */
-  MethodNotFound: -32601,
-  /** Bad parameters; the message names the parameter. */
-  InvalidParams: -32602,
-  /** A bug: the node failed while answering. */
-  Internal: -32603,
-} as const;
+export { ErrorCode };
 
 export class RpcError extends Error {
   override readonly name = 'RpcError';

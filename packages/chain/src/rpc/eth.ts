@@ -1,4 +1,8 @@
-/** The eth_ namespace: chain, blocks, transactions, receipts, state, calls and submission. */
+/**
+ * The eth_ namespace: chain, blocks, transactions, receipts, state, calls and submission.
+ * One file (over 400 lines) as the namespace is one API: each method is a thin parse-and-format
+ * over shared lookups; calls, logs, receipts and formats live in their own files already.
+ */
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';

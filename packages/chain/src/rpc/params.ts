@@ -4,7 +4,7 @@
  * "invalid argument 1 (block): hex string has leading zero digits".
  */
 import type { BlockTag } from '../state/resolve.js';
-import { invalidParams, RpcError } from './errors.js';
+import { ErrorCode, invalidParams, RpcError } from './errors.js';
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
 
@@ -140,6 +140,8 @@ export function parseBlockNumber(v: unknown, fail: (why: string) => never): Bloc
 
 /** The argument count check every method makes before parsing. */
 export function checkArity(params: unknown[], min: number, max: number): void {
-  if (params.length > max) throw new RpcError(-32602, `too many arguments, want at most ${max}`);
-  if (params.length < min) throw new RpcError(-32602, `missing value for required argument ${params.length}`);
+  if (params.length > max)
+    throw new RpcError(ErrorCode.InvalidParams, `too many arguments, want at most ${max}`);
+  if (params.length < min)
+    throw new RpcError(ErrorCode.InvalidParams, `missing value for required argument ${params.length}`);
 }

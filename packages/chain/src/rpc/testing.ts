@@ -5,7 +5,7 @@ import { BuildError, buildPayload } from '../execution/buildPayload.js';
 import { bytesToHex, quantity } from '../primitives/hex.js';
 import { blockAt, stateAt } from './chainReads.js';
 import { method, type Methods } from './context.js';
-import { RpcError, serverError } from './errors.js';
+import { ErrorCode, RpcError, serverError } from './errors.js';
 import { parseData, parseQuantity } from './params.js';
 
 export const testingMethods: Methods = {
@@ -92,7 +92,7 @@ export const testingMethods: Methods = {
           shouldOverrideBuilder: false,
         };
       } catch (e) {
-        if (e instanceof BuildError) throw new RpcError(-32000, e.message);
+        if (e instanceof BuildError) throw new RpcError(ErrorCode.Server, e.message);
         throw e;
       }
     },

@@ -20,8 +20,8 @@
 import type { Common } from '@ethereumjs/common';
 import type { KZG } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { poolError } from './errors.js';
-import { type Hex, TxPoolError } from './types.js';
+import { poolError, poolErrorText } from './errors.js';
+import type { Hex } from './types.js';
 
 type Values = Array<Uint8Array | Values>;
 
@@ -114,7 +114,7 @@ export function splitBlobEnvelope(
       throw poolError('rlp', `non-canonical integer (leading zero bytes) for types.${name}.Version`);
     }
     version = v.length === 0 ? 0 : v[0];
-    if (version !== 1) throw new TxPoolError(`unsupported blob tx version ${version}`);
+    if (version !== 1) throw poolErrorText('blobTxVersion', version);
   }
   const at = withVersion ? 2 : 1;
   const sidecar: BlobSidecar = {
@@ -196,7 +196,7 @@ export function validateBlobTransaction(blob: BlobFields, ctx: BlobCheckContext)
   const sc = blob.sidecar;
   if (sc === undefined) throw poolError('missingSidecar');
   if (sc.version !== rules.sidecarVersion) {
-    throw new TxPoolError(`unexpected sidecar version, want: ${rules.sidecarVersion}, got: ${sc.version}`);
+    throw poolErrorText('sidecarVersion', rules.sidecarVersion, sc.version);
   }
   if (blob.maxFeePerBlobGas < MIN_BLOB_GAS_PRICE) {
     throw poolError(
@@ -208,27 +208,23 @@ export function validateBlobTransaction(blob: BlobFields, ctx: BlobCheckContext)
   const n = hashes.length;
   if (n === 0) throw poolError('blobless');
   if (n > rules.maxBlobsPerTx) {
-    throw new TxPoolError(`too many blobs in transaction: have ${n}, permitted ${rules.maxBlobsPerTx}`);
+    throw poolErrorText('tooManyBlobs', n, rules.maxBlobsPerTx);
   }
   if (sc.blobs.length !== n) {
-    throw new TxPoolError(`invalid number of ${sc.blobs.length} blobs compared to ${n} blob hashes`);
+    throw poolErrorText('blobCount', sc.blobs.length, n);
   }
   if (sc.commitments.length !== n) {
-    throw new TxPoolError(
-      `invalid number of ${sc.commitments.length} blob commitments compared to ${n} blob hashes`,
-    );
+    throw poolErrorText('commitmentCount', sc.commitments.length, n);
   }
   for (let i = 0; i < n; i++) {
     const computed = versionedHash(sc.commitments[i]);
     if (!equalBytes(computed, hashes[i])) {
-      throw new TxPoolError(
-        `blob ${i}: computed hash ${toHex(computed)} mismatches transaction one ${toHex(hashes[i])}`,
-      );
+      throw poolErrorText('blobHashMismatch', i, toHex(computed), toHex(hashes[i]));
     }
   }
   const proofs = sc.version === 1 ? n * CELL_PROOFS_PER_BLOB : n;
   if (sc.proofs.length !== proofs) {
-    throw new TxPoolError(`invalid number of ${sc.proofs.length} blob proofs expected ${proofs}`);
+    throw poolErrorText('proofCount', sc.proofs.length, proofs);
   }
   if (ctx.blobBaseFee !== undefined && blob.maxFeePerBlobGas < ctx.blobBaseFee) {
     throw poolError(

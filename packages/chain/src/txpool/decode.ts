@@ -9,6 +9,9 @@
  * Accepted: legacy (0x00, EIP-155 or unprotected), EIP-2930 (0x01), EIP-1559 (0x02),
  * EIP-7702 (0x04), and blob (0x03) on a chain that carries blobs (blobs.ts; its network form with
  * the sidecar is split here). Refused: blob elsewhere, deposit (0x7e) and every other type byte.
+ *
+ * One file (over 400 lines): the RLP walk, its checks and the lazy build share one field layout per
+ * transaction type; split apart, each would repeat that layout.
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';

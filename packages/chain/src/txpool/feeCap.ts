@@ -2,7 +2,8 @@
  * geth's --rpc.txfeecap: gasLimit * maxFeePerGas (legacy: gasPrice) must not exceed the cap.
  * The message prints both sides in ether with two decimals, as Go's `%.2f` does.
  */
-import { TxPoolError } from './types.js';
+import { poolErrorText } from './errors.js';
+import type { TxPoolError } from './types.js';
 
 const WEI_PER_ETHER = 10n ** 18n;
 
@@ -15,9 +16,7 @@ export function checkTxFee(maxFeePerGas: bigint, gasLimit: bigint, cap: bigint):
   if (cap === 0n) return undefined;
   const fee = maxFeePerGas * gasLimit;
   if (fee <= cap) return undefined;
-  return new TxPoolError(
-    `tx fee (${formatEther2(fee)} ether) exceeds the configured cap (${formatEther2(cap)} ether)`,
-  );
+  return poolErrorText('txFeeCap', formatEther2(fee), formatEther2(cap));
 }
 
 /** wei as ether, like Go's fmt `%.2f` of the float64 quotient (round half to even on exact ties). */

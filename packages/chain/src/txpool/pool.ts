@@ -12,22 +12,19 @@
  *
  * All mutation happens synchronously after the last await of an operation, so concurrent
  * add() calls interleave only at their state reads.
+ *
+ * One file (over 400 lines): every operation mutates the same per-account lists, hash index and
+ * price heaps, whose invariants hold only together (the rules: validation.ts, replacement.ts; the
+ * pooled transaction: pooledTransaction.ts).
  */
-import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { type BlobSupport, blobSupportOf } from './blobs.js';
-import {
-  buildTransaction,
-  bytesToHex,
-  type DecodedTransaction,
-  decodeRawTransaction,
-  type RecoveryCrypto,
-} from './decode.js';
+import { bytesToHex, decodeRawTransaction, type RecoveryCrypto } from './decode.js';
 import { poolError } from './errors.js';
 import { type HeapItem, IndexedHeap } from './heap.js';
-import { isReplacementPriced, type Prices } from './replacement.js';
+import { PooledTransaction } from './pooledTransaction.js';
+import { comparePrice, effectiveTip, isReplacementPriced } from './replacement.js';
 import type { Hex, PoolStateReader, PoolTransaction, TxPool, TxPoolConfig, TxPoolStatus } from './types.js';
 import {
   TX_SLOT_SIZE,
@@ -87,44 +84,6 @@ export function createTxPool(config: TxPoolConfig): TxPool {
 }
 
 /**
- * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
- * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
- * ordering) never need it. Its fields were validated on admission, so building cannot fail.
- * A blob transaction's `tx` is built from its body alone (hash, fields, versioned hashes).
- */
-class PooledTransaction implements PoolTransaction {
-  readonly raw: Uint8Array;
-  readonly nonce: bigint;
-  readonly maxFeePerGas: bigint;
-  readonly maxPriorityFeePerGas: bigint;
-  readonly maxFeePerBlobGas?: bigint;
-  readonly gasLimit: bigint;
-  readonly #signed: Uint8Array;
-  #tx: TypedTransaction | undefined;
-
-  constructor(
-    readonly hash: Hex,
-    decoded: DecodedTransaction,
-    readonly sender: Hex,
-    readonly receivedAt: number,
-    private readonly common: Common,
-  ) {
-    this.raw = decoded.raw;
-    this.#signed = decoded.signed;
-    this.nonce = decoded.nonce;
-    this.maxFeePerGas = decoded.maxFeePerGas;
-    this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
-    if (decoded.blob !== undefined) this.maxFeePerBlobGas = decoded.blob.maxFeePerBlobGas;
-    this.gasLimit = decoded.gasLimit;
-  }
-
-  get tx(): TypedTransaction {
-    this.#tx ??= buildTransaction(this.#signed, this.common);
-    return this.#tx;
-  }
-}
-
-/**
  * geth's address reservation across its legacy and blob pools: a sender's pooled transactions are
  * either all blob transactions or none (else `address already reserved`), so that a blob
  * transaction never blocks the sender's others behind it, nor the reverse.
@@ -134,23 +93,6 @@ function checkReservation(account: Account, blob: boolean): void {
   if (held !== undefined && (held.ptx.maxFeePerBlobGas !== undefined) !== blob) {
     throw poolError('alreadyReserved');
   }
-}
-
-function effectiveTip(p: Prices, baseFee: bigint): bigint {
-  const headroom = p.maxFeePerGas - baseFee;
-  return p.maxPriorityFeePerGas < headroom ? p.maxPriorityFeePerGas : headroom;
-}
-
-/** -1 when `a` pays less than `b` at `baseFee` (effective tip, then fee cap, then tip). */
-function comparePrice(a: Prices, b: Prices, baseFee: bigint): number {
-  const ta = effectiveTip(a, baseFee);
-  const tb = effectiveTip(b, baseFee);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  if (a.maxFeePerGas !== b.maxFeePerGas) return a.maxFeePerGas < b.maxFeePerGas ? -1 : 1;
-  if (a.maxPriorityFeePerGas !== b.maxPriorityFeePerGas) {
-    return a.maxPriorityFeePerGas < b.maxPriorityFeePerGas ? -1 : 1;
-  }
-  return 0;
 }
 
 class LegacyPool implements TxPool {

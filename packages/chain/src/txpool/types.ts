@@ -6,6 +6,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { SenderRecovery } from './recoveryThread.js';
+import { ErrorCode } from '../primitives/errorCodes.js';
 
 export type Hex = `0x${string}`;
 
@@ -91,7 +92,7 @@ export interface TxPoolConfig {
 /** A refusal, with geth's exact message (code -32000 at the RPC edge). */
 export class TxPoolError extends Error {
   override readonly name = 'TxPoolError';
-  readonly code = -32000;
+  readonly code = ErrorCode.Server;
 }
 
 export interface TxPoolStatus {

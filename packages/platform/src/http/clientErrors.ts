@@ -5,7 +5,7 @@
  * closed. Replaces fastify's default, whose body has another shape.
  */
 import type { Socket } from 'node:net';
-import { type ErrorCode, errorCodes } from '../errors.js';
+import { type ErrorCode, errorCodeHeader, errorCodes } from '../errors.js';
 
 const messages: Partial<Record<ErrorCode, string>> = {
   REQUEST_TIMEOUT: 'the request did not arrive within the request timeout',
@@ -27,7 +27,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const body = JSON.stringify({ success: false, error: label, message: messages[code] });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${label}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${label}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\n${errorCodeHeader}: ${code}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
@@ -40,7 +40,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
 export function frameworkErrorHandler(
   error: { code?: string },
   _request: unknown,
-  reply: { code(status: number): { send(body: unknown): unknown } },
+  reply: { code(status: number): { header(name: string, value: string): { send(body: unknown): unknown } } },
 ): void {
   const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : 'MALFORMED_REQUEST';
   const { status, error: label } = errorCodes[code];
@@ -48,5 +48,5 @@ export function frameworkErrorHandler(
     code === 'URI_TOO_LONG'
       ? 'a path parameter of the URL is too long'
       : 'the URL of the request is not valid';
-  reply.code(status).send({ success: false, error: label, message });
+  reply.code(status).header(errorCodeHeader, code).send({ success: false, error: label, message });
 }

@@ -1,7 +1,10 @@
-/** The one place where errors become wire bodies: `{ success: false, error, message }`. */
+/**
+ * The one place where errors become wire bodies: `{ success: false, error, message }`, with the
+ * registry's code in the `x-wharf-error-code` header.
+ */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isStoreUnavailable } from '../db/unavailable.js';
-import { type ErrorCode, errorCodes, ServiceError } from '../errors.js';
+import { type ErrorCode, errorCodeHeader, errorCodes, ServiceError } from '../errors.js';
 
 /** Maps Fastify's own errors (body parsing, media type, size) into the registry. */
 function fromFastify(error: FastifyError): ServiceError {
@@ -36,6 +39,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       request.log.info({ code: error.code }, error.message);
     }
     if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+    reply.header(errorCodeHeader, error.code);
     return reply.code(status).send({ success: false, error: label, message: error.message });
   });
 }

@@ -63,3 +63,13 @@ export class ChainRegistry {
     this.chains.set(chain.chainId, structuredClone(chain));
   }
 }
+
+/** Whether `value` (hex, decimal or a number) names the chain `chainId`; false for anything else. */
+export function sameChainId(value: unknown, chainId: `0x${string}`): boolean {
+  try {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') return false;
+    return BigInt(value) === BigInt(chainId);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * One flashblock attempt, start to finish: stage what arrived since the last staging pass (as far
+ * as time allows when it is shown at a deadline), put the staged transactions in the journal,
+ * publish them and show the flashblock (at its deadline if it was built early), then count it.
+ * It returns what it came to (FlashblockOutcome); the producer decides when attempts run.
+ *
+ *   Stager.stage (until the staging stop) ─> Sealer.journalFlashblock ─> PendingBlock.publish
+ *       ─> 'built' ─> (deadline) ─> 'flashblock' ─> metrics, late report ─> pool.onIncluded
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PoolTransaction, TxPool } from '../txpool/types.js';
+import type { BuilderEvents } from './events.js';
+import type { FlashblockTiming } from './flashblockTimer.js';
+import type { LateFlashblock } from './lateFlashblocks.js';
+import type { BuilderMetrics } from './metrics.js';
+import type { PendingBlock, PendingSnapshot } from './pendingBlock.js';
+import type { FlashblockSchedule } from './schedule.js';
+import type { JournaledFlashblock, Sealer } from './sealer.js';
+import type { Stager } from './stager.js';
+
+/**
+ * What one flashblock attempt came to: `published` with transactions, `empty` (published with
+ * none: the same partial block under the next index), or `discarded` (its journal write failed:
+ * never shown; its transactions stay in the pool for the next).
+ */
+export type FlashblockOutcome =
+  | { kind: 'published'; snapshot: PendingSnapshot; txs: readonly PoolTransaction[] }
+  | { kind: 'empty'; snapshot: PendingSnapshot }
+  | { kind: 'discarded'; error: unknown };
+
+export interface FlashblockAttemptDeps {
+  stager: Stager;
+  sealer: Sealer;
+  schedule: FlashblockSchedule;
+  events: BuilderEvents;
+  metrics: BuilderMetrics;
+  pool: () => TxPool | undefined;
+  /** What `pending` shows until a timed flashblock is due (undefined: the block being built). */
+  hide: (snapshot: PendingSnapshot | undefined) => void;
+  now: () => number;
+  /** Milliseconds between flashblocks. */
+  intervalMs: number;
+  /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
+  onLate?: (late: LateFlashblock) => void;
+  onError?: (e: unknown) => void;
+}
+
+/**
+ * One flashblock of `b`: at most `limit` transactions more are staged. `timing`: it is shown at
+ * `timing.showAt`, not as soon as it is built.
+ */
+export async function attemptFlashblock(
+  d: FlashblockAttemptDeps,
+  b: PendingBlock,
+  limit: number,
+  timing?: FlashblockTiming,
+): Promise<FlashblockOutcome> {
+  const { stager, now } = d;
+  const started = now();
+  // A flashblock shown at a deadline stages what time allows, and whatever the one before left
+  // to it: no transaction is left twice, and a builder that falls behind still catches up.
+  const own = stager.forFlashblock(
+    timing ? d.schedule.stagingStopsAt(timing.showAt, started) : Number.POSITIVE_INFINITY,
+  );
+  const stagedHere = await stager.stage(limit - stager.staged.length, own);
+  stager.flashblockStaged(own);
+  const stageMs = now() - started;
+  const done = stager.staged;
+  const index = b.snapshot.index + 1;
+  let durable: JournaledFlashblock = {};
+  if (done.length) {
+    try {
+      durable = await d.sealer.journalFlashblock(b, index);
+    } catch (error) {
+      // Not on disk, so never shown: the transactions stay in the pool for the next flashblock.
+      b.discard();
+      stager.discarded();
+      d.onError?.(error);
+      return { kind: 'discarded', error };
+    }
+  }
+  // Readers keep the previous flashblock until this one is due.
+  if (timing) d.hide(b.snapshot);
+  let snapshot: PendingSnapshot;
+  let built = started;
+  try {
+    snapshot = await b.publish(index, durable.prepared);
+    stager.clearStaged();
+    built = now();
+    if (timing) {
+      d.schedule.recordBuild(
+        built - Math.min(timing.firedAt, started),
+        done.length ? built - started - stageMs : undefined,
+      );
+      if (timing.showAt > built) {
+        d.events.emit('built', snapshot);
+        const ready = now();
+        if (timing.showAt > ready) await sleep(timing.showAt - ready);
+      }
+    }
+    d.metrics.flashblockBuild.observe((built - started) / 1000);
+  } finally {
+    if (timing) d.hide(undefined);
+  }
+  const publishedAt = now();
+  d.events.emit('flashblock', snapshot);
+  const m = d.metrics;
+  if (timing) {
+    const lateMs = Math.max(0, publishedAt - timing.showAt);
+    m.flashblockLateness.observe(lateMs / 1000);
+    if (lateMs > d.intervalMs / 10)
+      d.onLate?.({
+        block: b.number,
+        index,
+        lateMs,
+        behindMs: Math.max(0, timing.firesAt - timing.showAt),
+        timerMs: Math.max(0, timing.firedAt - timing.firesAt),
+        queuedMs: Math.max(0, started - timing.firedAt),
+        buildMs: built - started,
+        stageMs,
+        stagedHere,
+        journalMs: durable.journalMs,
+        rootMs: durable.rootMs,
+        wakeMs: Math.max(0, publishedAt - Math.max(timing.showAt, built)),
+      });
+  }
+  m.flashblocks++;
+  m.flashblockTxs.observe(done.length);
+  for (const t of done) m.submitToPending.observe(Math.max(0, publishedAt - t.receivedAt) / 1000);
+  stager.preconfirmed(done);
+  if (!done.length) return { kind: 'empty', snapshot };
+  const pool = d.pool();
+  if (pool) await pool.onIncluded(done);
+  return { kind: 'published', snapshot, txs: done };
+}

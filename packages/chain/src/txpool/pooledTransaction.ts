@@ -1,0 +1,42 @@
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { buildTransaction, type DecodedTransaction } from './decode.js';
+import type { Hex, PoolTransaction } from './types.js';
+
+/**
+ * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
+ * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
+ * ordering) never need it. Its fields were validated on admission, so building cannot fail.
+ * A blob transaction's `tx` is built from its body alone (hash, fields, versioned hashes).
+ */
+export class PooledTransaction implements PoolTransaction {
+  readonly raw: Uint8Array;
+  readonly nonce: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  readonly maxFeePerBlobGas?: bigint;
+  readonly gasLimit: bigint;
+  readonly #signed: Uint8Array;
+  #tx: TypedTransaction | undefined;
+
+  constructor(
+    readonly hash: Hex,
+    decoded: DecodedTransaction,
+    readonly sender: Hex,
+    readonly receivedAt: number,
+    private readonly common: Common,
+  ) {
+    this.raw = decoded.raw;
+    this.#signed = decoded.signed;
+    this.nonce = decoded.nonce;
+    this.maxFeePerGas = decoded.maxFeePerGas;
+    this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
+    if (decoded.blob !== undefined) this.maxFeePerBlobGas = decoded.blob.maxFeePerBlobGas;
+    this.gasLimit = decoded.gasLimit;
+  }
+
+  get tx(): TypedTransaction {
+    this.#tx ??= buildTransaction(this.#signed, this.common);
+    return this.#tx;
+  }
+}
