@@ -81,6 +81,19 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
   };
 }
 
+/** What the sealed blocks wrote (storage/chainStore.ts): the state diffs against the whole batches. */
+function storeMetrics(w: { stateDiffBytes: number; batchBytes: number }): string {
+  return [
+    "# HELP wharf_state_diff_bytes_total Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
+    '# TYPE wharf_state_diff_bytes_total counter',
+    `wharf_state_diff_bytes_total ${w.stateDiffBytes}`,
+    "# HELP wharf_block_batch_bytes_total Bytes of the sealed blocks' database batches (keys and values, trie nodes included).",
+    '# TYPE wharf_block_batch_bytes_total counter',
+    `wharf_block_batch_bytes_total ${w.batchBytes}`,
+    '',
+  ].join('\n');
+}
+
 /** --ephemeral: the pool keeps no journal either. */
 const noTxJournal: TxJournal = {
   load: async () => [],
@@ -303,7 +316,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         path === '/metrics'
           ? {
               type: 'text/plain; version=0.0.4',
-              body: producer.metrics.render() + processMetrics.render() + journalMetrics(journalErrors),
+              body:
+                producer.metrics.render() +
+                processMetrics.render() +
+                journalMetrics(journalErrors) +
+                storeMetrics(ctx.store.written),
             }
           : undefined,
       options.limits,
