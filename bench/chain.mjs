@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { getContractAddress } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { loadTest, rpc, table } from './lib/load.mjs';
 import { MNEMONIC, anvilNode, hardhatNode, installedPeers, wharfNode } from './lib/peers.mjs';
@@ -34,7 +35,7 @@ async function withNode(peer, blockTime, fn) {
   const node = starters[peer]({ port: nextPort++, blockTime });
   try {
     await node.ready();
-    return await fn(node.url);
+    return await fn(node.url, node);
   } finally {
     await node.stop();
   }
@@ -132,43 +133,115 @@ async function mineOne(url, peer) {
 
 const results = {};
 
+/** How many different addresses (and storage slots) the reads go over. */
+const READ_SPREAD = 1000;
+
+/**
+ * The slots are spread over contracts of SLOTS_PER_CONTRACT each: one transaction may not use
+ * more than 2^24 gas (EIP-7825, Anvil), a set slot costs 22,100.
+ */
+const SLOTS_PER_CONTRACT = 250;
+
+/**
+ * Init code that writes slot i = i + 1 for i in 0..SLOTS_PER_CONTRACT-1 and leaves no code:
+ * PUSH1 0, loop: DUP1 PUSH1 1 ADD DUP2 SSTORE PUSH1 1 ADD DUP1 PUSH2 n GT PUSH1 2 JUMPI, STOP.
+ */
+const FILL_SLOTS = `0x60005b8060010181556001018061${SLOTS_PER_CONTRACT.toString(16).padStart(4, '0')}1160025700`;
+
+/**
+ * The state the reads go over, the same on every peer: READ_SPREAD funded addresses (transfers
+ * from the 10 dev accounts) and READ_SPREAD storage slots set over a few contracts.
+ */
+async function readState(url) {
+  const chainId = Number(await rpc(url, 'eth_chainId'));
+  const targets = Array.from(
+    { length: READ_SPREAD },
+    (_, i) => `0x${(0xbead0000n + BigInt(i)).toString(16).padStart(40, '0')}`,
+  );
+  const nonces = await Promise.all(
+    dev.map(async (a) => Number(await rpc(url, 'eth_getTransactionCount', [a.address, 'pending']))),
+  );
+  const raws = await Promise.all(
+    targets.map((to, i) => {
+      const from = i % dev.length;
+      return dev[from].signTransaction({
+        chainId,
+        type: 'eip1559',
+        to,
+        value: BigInt(i + 1),
+        nonce: nonces[from]++,
+        gas: 21_000n,
+        maxFeePerGas: 100n * gwei,
+        maxPriorityFeePerGas: gwei,
+      });
+    }),
+  );
+  const contracts = [];
+  for (let k = 0; k < READ_SPREAD / SLOTS_PER_CONTRACT; k++) {
+    const nonce = nonces[0]++;
+    contracts.push(getContractAddress({ from: dev[0].address, nonce: BigInt(nonce) }));
+    raws.push(
+      await dev[0].signTransaction({
+        chainId,
+        type: 'eip1559',
+        data: FILL_SLOTS,
+        nonce,
+        gas: 6_000_000n,
+        maxFeePerGas: 100n * gwei,
+        maxPriorityFeePerGas: gwei,
+      }),
+    );
+  }
+  const { refused, firstError } = await sendBatches(url, raws);
+  if (refused) throw new Error(`reads: ${refused} set-up transactions refused: ${firstError}`);
+  const last = `0x${(SLOTS_PER_CONTRACT - 1).toString(16)}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const balance = BigInt(await rpc(url, 'eth_getBalance', [targets.at(-1), 'latest']));
+    const slot = BigInt(await rpc(url, 'eth_getStorageAt', [contracts.at(-1), last, 'latest']));
+    if (balance === BigInt(READ_SPREAD) && slot === BigInt(SLOTS_PER_CONTRACT)) break;
+    if (Date.now() > deadline) throw new Error('reads: the set-up transactions were not mined in 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const request = (method, params, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method, params });
+  return {
+    balances: targets.map((a, i) => request('eth_getBalance', [a, 'latest'], i)),
+    slots: targets.map((_, i) =>
+      request(
+        'eth_getStorageAt',
+        [contracts[i % contracts.length], `0x${Math.floor(i / contracts.length).toString(16)}`, 'latest'],
+        i,
+      ),
+    ),
+  };
+}
+
 async function reads() {
   const rows = [];
   for (const peer of peers) {
-    await withNode(peer, 2, async (url) => {
-      const balance = await loadTest({
-        url,
-        seconds,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_getBalance',
-          params: [dev[0].address, 'latest'],
-        }),
-      });
-      const storage = await loadTest({
-        url,
-        seconds,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_getStorageAt',
-          params: [dev[0].address, '0x0', 'latest'],
-        }),
-      });
+    await withNode(peer, 2, async (url, node) => {
+      const { balances, slots } = await readState(url);
+      const pid = node.child.pid;
+      const balance = await loadTest({ url, seconds, body: balances, pid });
+      const storage = await loadTest({ url, seconds, body: slots, pid });
       rows.push({
         peer,
         'getBalance req/s': balance.rps.toFixed(0),
         'getBalance p99 ms': balance.p99.toFixed(2),
+        'getBalance CPU µs/req': balance.cpuPerRequestUs?.toFixed(0) ?? '-',
         'getStorageAt req/s': storage.rps.toFixed(0),
         'getStorageAt p99 ms': storage.p99.toFixed(2),
+        'getStorageAt CPU µs/req': storage.cpuPerRequestUs?.toFixed(0) ?? '-',
         errors: balance.errors + storage.errors,
       });
     });
   }
   results.reads = rows;
-  console.log(`\nreads at latest, 64 connections, ${seconds} s each\n${table(rows, Object.keys(rows[0]))}`);
+  console.log(
+    `\nreads at latest over ${READ_SPREAD} funded addresses and ${READ_SPREAD} storage slots, 64 connections, ${seconds} s each\n${table(rows, Object.keys(rows[0]))}`,
+  );
   ratios(rows, 'getBalance req/s');
+  ratios(rows, 'getStorageAt req/s');
 }
 
 async function block() {

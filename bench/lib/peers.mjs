@@ -127,9 +127,9 @@ export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os
   );
 }
 
-export function anvilNode({ port, blockTime = 2 }) {
+export function anvilNode({ port, blockTime = 2, extra = [] }) {
   const dir = path.dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json'));
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--silent', '--mnemonic', MNEMONIC];
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--silent', '--mnemonic', MNEMONIC, ...extra];
   if (blockTime > 0) args.push('--block-time', String(blockTime));
   return launch('anvil', path.join(dir, 'bin/anvil'), args, `http://127.0.0.1:${port}`);
 }

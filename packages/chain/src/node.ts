@@ -5,6 +5,7 @@
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
  *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
  */
+import { Address } from '@ethereumjs/util';
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -12,7 +13,8 @@ import { BlockProducer } from './builder/blockProducer.js';
 import { DevControls } from './builder/devControls.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
 import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
-import type { ChainConfig, GethGenesis } from './chainspec/chainConfig.js';
+import type { ChainConfig, DevChainConfig, GethGenesis } from './chainspec/chainConfig.js';
+import { forkConfig } from './execution/forkPoint.js';
 import { openChain } from './execution/openChain.js';
 import { BlockFollower } from './follower/blockFollower.js';
 import { devConfigLike, sequencerGenesis } from './follower/followerGenesis.js';
@@ -136,12 +138,28 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     sequencerGenesisBlock && !options.genesisPath
       ? devConfigLike(sequencerGenesisBlock, options)
       : await chainConfigOf(options);
+  const forkTimeoutMs = options.forkTimeoutMs ?? 10_000;
+  const fork = options.fork;
+  // A fork asks the remote for its config only when the data directory is new.
+  const forkFresh = fork
+    ? () =>
+        forkConfig(
+          { url: fork.url, blockNumber: fork.blockNumber, timeoutMs: forkTimeoutMs },
+          fresh as DevChainConfig,
+          fork.chainId,
+        )
+    : undefined;
   const ephemeral = options.ephemeral ?? false;
   // A state file is read before anything starts: a bad one stops the start, naming what is wrong.
   const loadState = options.loadState ? await readStateFile(options.loadState) : undefined;
-  const ctx = await openChain(options.dataDir, fresh, {
+  const ctx = await openChain(options.dataDir, forkFresh ?? fresh, {
     ephemeral,
+    fork: { url: fork?.url, timeoutMs: forkTimeoutMs },
     requireSame: (stored) => {
+      const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
+      if (fork && !storedFork)
+        return 'the data directory holds a chain that is not a fork: use another --data-dir for --fork-url';
+      if (storedFork) return undefined; // a fork keeps its own chain id (the remote's, or the one given)
       if (stored.kind === 'dev' && fresh.kind === 'dev' && stored.chainId !== fresh.chainId)
         return `the data directory holds chain id ${stored.chainId}, not ${fresh.chainId}: use another --data-dir`;
       if (fresh.kind === 'geth' && JSON.stringify(stored) !== JSON.stringify(fresh))
@@ -227,6 +245,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     pool,
     rotatePoolJournal: () => poolJournal.rotate(),
+    fork: ctx.fork && { url: ctx.fork.source.url, blockNumber: ctx.fork.number },
     setLogging: (on) => {
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
@@ -234,6 +253,15 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // --no-dev-methods: no test methods and no impersonation (the RPC answers -32601).
   const devMethods = options.devMethods !== false;
   if (devMethods) dev = devControls;
+  if (ctx.fork && ctx.blocks.head.header.number === ctx.fork.number) {
+    // A new fork: the dev accounts get their balance in the first block on top, as Anvil's do.
+    await producer.edit(async (s) => {
+      for (const a of spec.devAccounts)
+        await s.modifyAccountFields(new Address(hexToBytes(a.address)), { balance: options.balance });
+    });
+    if (ctx.blocks.head.header.number === ctx.fork.number) await devControls.mine();
+    log?.info({ url: ctx.fork.source.url, block: Number(ctx.fork.number) }, 'forked');
+  }
   if (loadState) {
     // The prepared world is sealed in a block of its own before anything else runs.
     await devControls.loadState(loadState);
@@ -258,6 +286,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     nodes: ctx.nodes,
     store: ctx.store,
     pending: () => producer.pending,
+    fork: ctx.fork,
   });
   const rpc: RpcContext = {
     chain: ctx,

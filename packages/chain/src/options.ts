@@ -54,6 +54,16 @@ export interface ChainNodeOptions {
    * others must turn them off (docs/security.md).
    */
   devMethods?: boolean;
+  /**
+   * Fork another node (`--fork-url`, `--fork-block-number`): a new data directory starts at the
+   * remote's block `blockNumber` (default its latest) and reads accounts, code, storage and older
+   * blocks from it as they are needed, keeping them (docs/decisions/0144-fork-reads.md). `chainId`:
+   * the user's `--chain-id`, else the remote's. An existing fork data directory needs no `fork`
+   * (its remote is stored); `url` then points it at a remote that moved.
+   */
+  fork?: { url: string; blockNumber?: bigint; chainId?: bigint };
+  /** Milliseconds a request to the fork's remote may take (`--fork-timeout`, default 10,000). */
+  forkTimeoutMs?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

@@ -5,6 +5,7 @@
 import { Account, Address } from '@ethereumjs/util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak } from '../src/crypto/keccak.js';
+import { encodeAccount } from '../src/state/accountCodec.js';
 import { IncrementalStateRoot } from '../src/state/incrementalRoot.js';
 import { JournaledState } from '../src/state/journaledState.js';
 import type { StateReader } from '../src/state/stateReader.js';
@@ -182,4 +183,27 @@ describe('IncrementalStateRoot', () => {
       expect(hex(inc.finish().root)).toBe(hex(ref.root));
     },
   );
+});
+
+describe('encodeAccount', () => {
+  it("gives Account.serialize()'s bytes for nonces and balances of every length", () => {
+    const r = rng(7);
+    const big = (bytes: number) => {
+      let n = 0n;
+      for (let i = 0; i < bytes; i++) n = (n << 8n) | BigInt(Math.floor(r() * 256));
+      return n;
+    };
+    const cases = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 64n - 1n, 2n ** 256n - 1n];
+    for (let i = 0; i < 200; i++) cases.push(big(Math.floor(r() * 33)));
+    for (const nonce of cases.slice(0, 40))
+      for (const balance of cases) {
+        const a = new Account(
+          nonce % 2n ** 64n,
+          balance,
+          Uint8Array.from({ length: 32 }, () => 3),
+          EMPTY_ROOT,
+        );
+        expect(hex(encodeAccount(a))).toBe(hex(a.serialize()));
+      }
+  });
 });

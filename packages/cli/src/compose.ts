@@ -15,7 +15,8 @@ export interface ChainFlags extends RpcLimitFlags {
   host: string;
   port: number;
   dataDir: string;
-  chainId: bigint;
+  /** Undefined: 31337 (a fork: the remote's). */
+  chainId?: bigint;
   blockTime: number;
   flashblockInterval: number;
   /** --journal-wait, in ms. */
@@ -40,6 +41,10 @@ export interface ChainFlags extends RpcLimitFlags {
   dumpState?: string;
   /** --state FILE: --load-state FILE if it exists, and --dump-state FILE. */
   state?: string;
+  /** --fork-url, --fork-block-number, --fork-timeout (ms). */
+  forkUrl?: string;
+  forkBlockNumber?: bigint;
+  forkTimeout?: number;
 }
 
 export interface ServeFlags {
@@ -93,7 +98,7 @@ export async function startChain(
     host: flags.host,
     port: flags.port,
     dataDir: path.resolve(flags.dataDir),
-    chainId: flags.chainId,
+    chainId: flags.chainId ?? 31337n,
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     journalWaitMs: flags.journalWait,
@@ -110,6 +115,10 @@ export async function startChain(
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),
+    ...(flags.forkUrl
+      ? { fork: { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.chainId } }
+      : {}),
+    forkTimeoutMs: flags.forkTimeout,
     ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
     logger: logger.child({ part: 'chain' }),
     started,

@@ -27,7 +27,7 @@ import { SessionsRepository } from './db/repositories/sessions.js';
 import { isLoopbackHost, loopbackOrigins, parsePublicUrl } from './auth/publicOrigin.js';
 import { chainVerifier, eoaVerifier } from './auth/siwe.js';
 import type { ClientDeps } from './domain/client.js';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { clientRoutes } from './http/clientRoutes.js';
 import { dashboardRoutes } from './http/dashboardRoutes.js';
 import { InProcessFanout, type LiveFanout, RedisFanout } from './delivery/fanout.js';
@@ -44,7 +44,11 @@ import { installAppSecurityHeaders } from './http/securityHeaders.js';
 import { fastifyTrustProxy } from './http/trustProxy.js';
 import { developerRoutes } from './http/developerRoutes.js';
 import { installErrorHandler } from './http/errorHandler.js';
+import { registerMetrics } from './http/metricsRoute.js';
+import { StreamRegistry } from './http/notificationStream.js';
 import { readinessRoute } from './http/readinessRoute.js';
+import { countDeliveries } from './delivery/countDeliveries.js';
+import { createPlatformMetrics } from './metrics.js';
 import { ErrorBody } from './http/schemas.js';
 import { type PlatformServer, type PlatformServerOptions, platformLimitDefaults } from './options.js';
 import { SqlPreferencesStore } from './preferences/sqlPreferencesStore.js';
@@ -214,10 +218,13 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     log: app.log,
   });
   relay.start();
-  const delivery =
+  const metrics = createPlatformMetrics();
+  const delivery = countDeliveries(
     typeof options.delivery === 'function'
       ? options.delivery(sqlDelivery)
-      : (options.delivery ?? sqlDelivery);
+      : (options.delivery ?? sqlDelivery),
+    metrics,
+  );
   const projects = new ProjectsRepository(database.db);
   const admin = createAdmin(database.db, clock, wakeDispatcher);
   const sessions = new SessionsRepository(database.db);
@@ -311,6 +318,7 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
   });
 
   app.get('/healthz', async () => ({ ok: true }));
+  registerMetrics(app, metrics);
   await app.register(readinessRoute, {
     database,
     redisPing: redisCounters ? () => redisCounters.ping() : undefined,
@@ -352,6 +360,14 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: limits.adminRateLimit,
     rateLimitWindowMs,
   });
+  const streamLimits = {
+    perSession: limits.streamsPerSession,
+    perAddress: limits.streamsPerAddress,
+    maxBufferBytes: limits.streamBufferBytes,
+    heartbeatMs: limits.sseHeartbeatMs,
+  };
+  const streams = new StreamRegistry(streamLimits);
+  metrics.watchStreams(() => streams.size);
   await app.register(clientRoutes, {
     deps: clientDeps,
     fanout,
@@ -359,12 +375,8 @@ export async function buildPlatformApp(options: PlatformServerOptions): Promise<
     rateLimit: limits.clientRateLimit,
     ipRateLimit: limits.ipRateLimit,
     rateLimitWindowMs,
-    stream: {
-      perSession: limits.streamsPerSession,
-      perAddress: limits.streamsPerAddress,
-      maxBufferBytes: limits.streamBufferBytes,
-      heartbeatMs: limits.sseHeartbeatMs,
-    },
+    stream: streamLimits,
+    streams,
   });
   await app.register(dashboardRoutes, {
     deps: { admin, developer: deps, sendLog },

@@ -5,8 +5,6 @@
 
 /** Every error code the wallet answers with, one comment per code. */
 export const walletErrorCodes = {
-  /** -32700 Parse error: the request was not valid JSON (bridge only). */
-  parse: -32700,
   /** -32600 Invalid request: the request object is not a valid `{ method, params }`. */
   invalidRequest: -32600,
   /** -32601 Method not found: a permission name in wallet_requestPermissions is unknown. */
@@ -35,14 +33,13 @@ export type WalletErrorCode = (typeof walletErrorCodes)[keyof typeof walletError
 
 /** The message each code carries when no more specific one is given. */
 export const defaultErrorMessages: Record<WalletErrorCode, string> = {
-  [-32700]: 'Invalid JSON was received by the server.',
   [-32600]: 'The JSON sent is not a valid Request object.',
   [-32601]: 'The method does not exist / is not available.',
   [-32602]: 'Invalid method parameter(s).',
   [-32603]: 'Internal JSON-RPC error.',
   [-32002]: 'Resource unavailable',
   4001: 'User rejected the request',
-  4100: 'Requested method not supported',
+  4100: 'The requested method and/or account has not been authorized by the user.',
   4200: 'The Provider does not support the requested method.',
   4900: 'The Provider is disconnected from all chains.',
   4901: 'The Provider is not connected to the requested chain.',

@@ -444,7 +444,7 @@ describe('wallet_addEthereumChain: endpoint, approval and events', () => {
     });
     const error = await failure(provider.request({ method: 'wallet_addEthereumChain', params: [chain()] }));
     expect(error.code).toBe(4100);
-    expect(error.message).toBe('Requested method not supported');
+    expect(error.message).toBe('The requested method and/or account has not been authorized by the user.');
   });
 });
 

@@ -121,7 +121,7 @@ describe('provider basics', () => {
     for (const method of ['eth_requestAccounts', 'eth_getBalance']) {
       const error = await failure(provider.request({ method, params: [] }));
       expect(error.code).toBe(4100);
-      expect(error.message).toBe('Requested method not supported');
+      expect(error.message).toBe('The requested method and/or account has not been authorized by the user.');
     }
   });
 
@@ -150,7 +150,7 @@ describe('accounts and permissions (EIP-2255)', () => {
     ] as const) {
       const error = await failure(provider.request({ method, params: [...params] }));
       expect(error.code).toBe(4100);
-      expect(error.message).toBe('Requested method not supported');
+      expect(error.message).toBe('The requested method and/or account has not been authorized by the user.');
     }
   });
 

@@ -300,7 +300,12 @@ export class DevControls implements DevApi {
         storage.set(a, have);
       }
     }
-    const then = new TrieStateReader(snap.head.stateRoot, this.ctx.nodes, (h) => store.get(keys.code(h)));
+    const then = new TrieStateReader(
+      snap.head.stateRoot,
+      this.ctx.nodes,
+      (h) => store.get(keys.code(h)),
+      this.ctx.fork,
+    );
     for (const [a, s] of storage) {
       const address = hexToBytes(a);
       // Cleared since: the slots of the account's new life go. (A cleared account that had
@@ -337,6 +342,10 @@ export class DevControls implements DevApi {
   }
 
   async reset(fork?: { url?: string; blockNumber?: bigint }): Promise<void> {
+    if (this.ctx.fork)
+      throw new DevMethodError(
+        'anvil_reset on a fork is not supported: start a node with --fork-url and a new --data-dir',
+      );
     if (fork?.url || fork?.blockNumber !== undefined)
       throw new DevMethodError('anvil_reset to a fork is not supported: start the node with --fork-url');
     await this.producer.rewind(async () => {
@@ -364,6 +373,7 @@ export class DevControls implements DevApi {
       const accounts = new Map<string, AnvilAccount>();
       const codeHashes = new Map<string, Uint8Array>();
       for (const [k, v] of await store.scan(keys.account(new Uint8Array(0)), Number.MAX_SAFE_INTEGER)) {
+        if (!v.length) continue; // a fork's tombstone: deleted since the fork
         const acc = createAccountFromRLP(v);
         const address = bytesToHex(k.subarray(1));
         accounts.set(address, {

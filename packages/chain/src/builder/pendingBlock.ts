@@ -23,6 +23,8 @@ import { commitBlock } from '../execution/commitBlock.js';
 import { PlainTransfers } from '../execution/plainTransfer.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
+import { localRoot } from '../state/forkState.js';
+import { ForkError } from '../storage/forkSource.js';
 import { IncrementalStateRoot } from '../state/incrementalRoot.js';
 import type { RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
@@ -134,7 +136,12 @@ export class PendingBlock {
     overrides: HeaderOverrides = {},
   ) {
     this.top = ctx.flat;
-    this.stateRoot = new IncrementalStateRoot(parent.header.stateRoot, ctx.nodes, warm);
+    this.stateRoot = new IncrementalStateRoot(
+      localRoot(parent.header.stateRoot, ctx.fork),
+      ctx.nodes,
+      warm,
+      ctx.fork !== undefined,
+    );
     const p = parent.header;
     const common = ctx.spec.common.copy();
     common.setHardforkBy({ blockNumber: p.number + 1n, timestamp });
@@ -224,6 +231,8 @@ export class PendingBlock {
       w.txs.push(included);
       return { ok: true, included };
     } catch (e) {
+      // A fork's remote that did not answer: the transaction stays in the pool for the next try.
+      if (e instanceof ForkError) return { ok: false, reason: e.message, retry: true };
       return { ok: false, reason: (e as Error).message.split(' (block=')[0], retry: false };
     }
   }

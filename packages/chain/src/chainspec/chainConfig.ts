@@ -26,6 +26,20 @@ export interface DevChainConfig {
   balance: string;
   /** Genesis timestamp (seconds), fixed at creation so the genesis hash never changes. */
   timestamp: number;
+  /**
+   * A fork (--fork-url): the chain starts at the remote's block `blockNumber` (its hash and state
+   * root), read through to the remote below it. Fixed at creation, like the genesis.
+   */
+  fork?: ForkConfig;
+}
+
+export interface ForkConfig {
+  url: string;
+  blockNumber: string;
+  hash: string;
+  stateRoot: string;
+  /** The remote's block 0 (EIP-2124 fork ids), so that a restart needs no network. */
+  genesisHash: string;
 }
 
 export interface GethChainConfig {
@@ -106,7 +120,10 @@ export async function loadChainSpec(config: ChainConfig): Promise<ChainSpec> {
       chainId,
       common,
       devAccounts,
-      alloc: devAccounts.map((a) => ({ address: hexToBytes(a.address), balance, nonce: 0n, storage: [] })),
+      // A fork's state at its first block is the remote's; dev accounts are funded after it (node.ts).
+      alloc: config.fork
+        ? []
+        : devAccounts.map((a) => ({ address: hexToBytes(a.address), balance, nonce: 0n, storage: [] })),
       genesisHeader: {
         gasLimit: BigInt(config.gasLimit),
         timestamp: BigInt(config.timestamp),

@@ -7,6 +7,7 @@
 import type { Block } from '@ethereumjs/block';
 import { concat, hexToBytes } from '../primitives/hex.js';
 import type { JournaledState, StateDiff } from '../state/journaledState.js';
+import { encodeAccount } from '../state/accountCodec.js';
 import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { BlockWrite } from '../storage/chainStore.js';
@@ -58,7 +59,7 @@ export async function commitBlock(
   }[] = [];
   for (const [k, account] of root.accounts) {
     const address = hexToBytes(k);
-    w.accounts.set(k, { address, rlp: account ? (root.encoded?.get(k) ?? account.serialize()) : null });
+    w.accounts.set(k, { address, rlp: account ? (root.encoded?.get(k) ?? encodeAccount(account)) : null });
     sealedAccounts.push({ address, account });
     const slots = diff.storage.get(k);
     if (!account || slots?.cleared) w.clearedStorage.push(address);

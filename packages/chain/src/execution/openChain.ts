@@ -4,13 +4,17 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type ChainConfig, loadChainSpec } from '../chainspec/chainConfig.js';
+import { type ChainConfig, type ForkConfig, loadChainSpec } from '../chainspec/chainConfig.js';
 import { initKeccak } from '../crypto/keccak.js';
 import { FlatStateReader } from '../state/flatState.js';
+import { ForkState } from '../state/forkState.js';
+import { hexToBytes } from '../primitives/hex.js';
+import { ForkSource } from '../storage/forkSource.js';
 import { BlockReader } from '../storage/blockReader.js';
 import { ChainStore } from '../storage/chainStore.js';
 import { keys } from '../storage/keys.js';
 import type { ChainContext } from './chainContext.js';
+import { writeForkPoint } from './forkPoint.js';
 import { writeGenesis } from './genesis.js';
 
 export class ChainConfigMismatchError extends Error {
@@ -20,11 +24,13 @@ export class ChainConfigMismatchError extends Error {
 export async function openChain(
   dataDir: string,
   /** Used when the database is new; an existing database keeps its own config. */
-  config: ChainConfig | (() => ChainConfig),
+  config: ChainConfig | (() => ChainConfig | Promise<ChainConfig>),
   opts: {
     requireSame?: (stored: ChainConfig) => string | undefined;
     /** Keep the chain in memory only (`dataDir` unused): gone when the node stops. */
     ephemeral?: boolean;
+    /** A fork's remote: another URL than the stored one (it moved), and the request timeout. */
+    fork?: { url?: string; timeoutMs: number };
   } = {},
 ): Promise<ChainContext> {
   await initKeccak();
@@ -43,7 +49,7 @@ export async function openChain(
       const problem = opts.requireSame?.(stored);
       if (problem) throw new ChainConfigMismatchError(problem);
     } else {
-      stored = typeof config === 'function' ? config() : config;
+      stored = typeof config === 'function' ? await config() : config;
     }
     const spec = await loadChainSpec(stored);
     const nodes = {
@@ -57,9 +63,10 @@ export async function openChain(
       flat: new FlatStateReader(store),
       nodes,
     };
+    if (stored.kind === 'dev' && stored.fork) attachFork(ctx, stored.fork, opts.fork);
     await ctx.flat.preload();
     if (!(await ctx.blocks.loadHead())) {
-      await writeGenesis(ctx);
+      await (ctx.fork ? writeForkPoint(ctx) : writeGenesis(ctx));
       // The config goes in after genesis: a crash in between leaves an empty, reusable database.
       await store.put(keys.config, Buffer.from(JSON.stringify(stored)));
     }
@@ -68,4 +75,22 @@ export async function openChain(
     await store.close();
     throw e;
   }
+}
+
+/** Below the fork block, every read goes to the remote (state/forkState.ts, storage/forkBlocks.ts). */
+function attachFork(
+  ctx: ChainContext,
+  fork: ForkConfig,
+  o: { url?: string; timeoutMs: number } | undefined,
+): void {
+  const number = BigInt(fork.blockNumber);
+  const source = new ForkSource(
+    { url: o?.url ?? fork.url, blockNumber: number, timeoutMs: o?.timeoutMs ?? 10_000 },
+    ctx.store,
+  );
+  const below = new ForkState(source, ctx.store);
+  ctx.store.tombstones = true;
+  ctx.fork = { root: hexToBytes(fork.stateRoot), below, source, number };
+  ctx.flat.below = below;
+  ctx.blocks.fork = { source, number, genesisHash: hexToBytes(fork.genesisHash) };
 }

@@ -9,6 +9,7 @@ import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { encodeReceipt, runTx } from '@ethereumjs/vm';
 import { bigintToBytes, bytesToHex, pad32 } from '../primitives/hex.js';
+import { localRoot } from '../state/forkState.js';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { computeStateRoot } from '../state/stateRoot.js';
@@ -353,7 +354,12 @@ export async function simulate(
     }
     const root = opts.noStateRoot
       ? { root: new Uint8Array(32) }
-      : await computeStateRoot(base.header.stateRoot, baseState, state.diff(), ctx.nodes);
+      : await computeStateRoot(
+          localRoot(base.header.stateRoot, ctx.fork),
+          baseState,
+          state.diff(),
+          ctx.nodes,
+        );
     const bloom = new Uint8Array(256);
     for (const enc of receipts) {
       const rb = decodeReceipt(enc).bloom;

@@ -8,6 +8,7 @@ import type { Block } from '@ethereumjs/block';
 import { runTx } from '@ethereumjs/vm';
 import { bigintToBytes, bytesToBigint, bytesToHex, pad32, quantity } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
+import { localRoot } from '../state/forkState.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { keys } from '../storage/keys.js';
 import type { ChainContext } from './chainContext.js';
@@ -81,8 +82,13 @@ export async function traceBlock(
   await limits.budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new Error('parent block not found');
-  const base = new TrieStateReader(parent.header.stateRoot, ctx.nodes, (h) => ctx.store.get(keys.code(h)));
-  const root = parent.header.stateRoot;
+  const base = new TrieStateReader(
+    parent.header.stateRoot,
+    ctx.nodes,
+    (h) => ctx.store.get(keys.code(h)),
+    ctx.fork,
+  );
+  const root = localRoot(parent.header.stateRoot, ctx.fork);
   // Pre-Byzantium receipts carry the intermediate state root.
   const state = new JournaledState(base, async (diff) => (await rootOf(ctx, root, base, diff)).root);
   const vm = await createVm(ctx.spec.common, state, ctx.blocks, {

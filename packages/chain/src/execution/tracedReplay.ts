@@ -9,6 +9,7 @@ import { Address } from '@ethereumjs/util';
 import { runTx, type VM } from '@ethereumjs/vm';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
+import { localRoot } from '../state/forkState.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { keys } from '../storage/keys.js';
 import type { CallArgs, CallBlock } from './call.js';
@@ -95,8 +96,13 @@ export async function traceBlockWith(
   await budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new TracerError('parent block not found');
-  const base = new TrieStateReader(parent.header.stateRoot, ctx.nodes, (h) => ctx.store.get(keys.code(h)));
-  const root = parent.header.stateRoot;
+  const base = new TrieStateReader(
+    parent.header.stateRoot,
+    ctx.nodes,
+    (h) => ctx.store.get(keys.code(h)),
+    ctx.fork,
+  );
+  const root = localRoot(parent.header.stateRoot, ctx.fork);
   // Pre-Byzantium receipts carry the intermediate state root.
   const rootOfState = async (diff: Parameters<typeof rootOf>[3]) =>
     (await rootOf(ctx, root, base, diff)).root;

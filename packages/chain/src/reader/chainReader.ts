@@ -76,8 +76,11 @@ export interface ChainReader {
   sealedView(block: Block): Promise<BlockView>;
   /** The state at a tag, number or hash; undefined beyond the head or for an unknown hash. */
   stateAt(tag: BlockTag): Promise<Resolved | undefined>;
-  /** A transaction by hash: sealed (canonical) first, then the pending block. */
-  findTransaction(hash: Uint8Array): Promise<TxFound | undefined>;
+  /**
+   * A transaction by hash: sealed (canonical) first, then the pending block, then (a fork) the
+   * remote's blocks below the fork block unless `localOnly`.
+   */
+  findTransaction(hash: Uint8Array, opts?: { localOnly?: boolean }): Promise<TxFound | undefined>;
   /** The state trie at a sealed block's root, for proofs (eth_getProof). */
   trieAt(stateRoot: Uint8Array): TrieStateReader;
   /** Bytecode by its keccak256. */

@@ -6,6 +6,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import type { FlatStateReader } from '../state/flatState.js';
+import type { ForkBase } from '../state/forkState.js';
 import { TrieStateReader } from '../state/trieState.js';
 import { type BlockTag, type Resolved, type ResolveDeps, resolve, resolveBlock } from '../state/resolve.js';
 import type { BlockReader } from '../storage/blockReader.js';
@@ -21,6 +22,8 @@ export interface LocalSources {
   store: Pick<ChainStore, 'get'>;
   /** The builder's last flashblock. */
   pending: () => PendingBlockView;
+  /** On a fork: the remote below the fork block (state/forkState.ts). */
+  fork?: ForkBase;
 }
 
 export class LocalChainReader implements ChainReader {
@@ -35,6 +38,7 @@ export class LocalChainReader implements ChainReader {
       nodes: s.nodes,
       code: (h) => this.code(h),
       pending: s.pending,
+      fork: s.fork,
     };
   }
 
@@ -75,7 +79,7 @@ export class LocalChainReader implements ChainReader {
     return { block, senders, receipts: () => blocks.receiptsOf(block.hash()), pending: false };
   }
 
-  async findTransaction(hash: Uint8Array): Promise<TxFound | undefined> {
+  async findTransaction(hash: Uint8Array, opts: { localOnly?: boolean } = {}): Promise<TxFound | undefined> {
     // The snapshot is taken before the sealed lookup: a seal that lands during the lookup moves the
     // head and the snapshot together, after its block is stored, so the transaction is found in one
     // of the two (never in neither).
@@ -95,11 +99,20 @@ export class LocalChainReader implements ChainReader {
       const view = pendingView(p);
       return { view, index: i, tx: view.block.transactions[i] };
     }
+    // A fork: a transaction below the fork block is the remote's.
+    const remote = opts.localOnly ? undefined : await blocks.remoteTxLocation(hash);
+    const block = remote && (await blocks.byHash(remote.blockHash));
+    if (remote && block)
+      return {
+        view: await this.sealedView(block),
+        index: remote.index,
+        tx: block.transactions[remote.index],
+      };
     return undefined;
   }
 
   trieAt(stateRoot: Uint8Array): TrieStateReader {
-    return new TrieStateReader(stateRoot, this.s.nodes, (h) => this.code(h));
+    return new TrieStateReader(stateRoot, this.s.nodes, (h) => this.code(h), this.s.fork);
   }
 
   code(codeHash: Uint8Array): Promise<Uint8Array | undefined> {

@@ -4,6 +4,7 @@
  */
 import type { BlockView, TxFound } from '../reader/chainReader.js';
 import type { BlockTag, Resolved } from '../state/resolve.js';
+import { bytesToHex } from '../primitives/hex.js';
 import type { RpcContext } from './context.js';
 import type { PendingShape } from './format.js';
 import { headerNotFound } from './errors.js';
@@ -29,5 +30,6 @@ export function blockAt(c: RpcContext, tag: BlockTag): Promise<BlockView | undef
 
 /** A transaction by hash: sealed first, then the pending block. */
 export function findTx(c: RpcContext, hash: Uint8Array): Promise<TxFound | undefined> {
-  return c.reader.findTransaction(hash);
+  // A transaction the pool holds is this node's own: never one below a fork block (no remote call).
+  return c.reader.findTransaction(hash, { localOnly: c.pool.get(bytesToHex(hash)) !== undefined });
 }

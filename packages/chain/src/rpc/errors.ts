@@ -8,6 +8,7 @@ import { EvmTimeout } from '../execution/evmBudget.js';
 import { TraceTooLarge } from '../execution/trace.js';
 import { SimulateError } from '../execution/simulateError.js';
 import { ErrorCode } from '../primitives/errorCodes.js';
+import { ForkError } from '../storage/forkSource.js';
 import { TxPoolError } from '../txpool/types.js';
 
 export { ErrorCode };
@@ -43,6 +44,8 @@ export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
   // debug_trace* past --rpc-trace-max-bytes.
   if (e instanceof TraceTooLarge) return { code: ErrorCode.Server, message: e.message };
   if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
+  // A fork's remote did not answer a read this request needed (names --fork-url).
+  if (e instanceof ForkError) return { code: ErrorCode.Server, message: e.message };
   // A test method refused (a timestamp in the past, a revert it cannot do, ...).
   if (e instanceof DevMethodError) return { code: ErrorCode.Server, message: e.message };
   // eth_simulateV1's -380xx codes, and state overrides refused (eth_call, eth_estimateGas too).

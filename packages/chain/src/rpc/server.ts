@@ -1,6 +1,7 @@
 /**
  * JSON-RPC over HTTP POST and WebSocket on one port. Bodies are capped at 5 MiB (HTTP 413 with
  * a JSON-RPC error), WebSocket messages likewise; CORS is open so browser apps can call it.
+ * Plain POSTs are read by a lean HTTP/1.1 front (http1.ts); Node's HTTP server gets the rest.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -9,6 +10,7 @@ import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
+import { Http1Front } from './http1.js';
 import type { RpcLimits } from './limits.js';
 import { RequestQueue } from './requestQueue.js';
 import { sendOrDrop } from './slowReaders.js';
@@ -26,6 +28,9 @@ const DEFAULT_SERVER_LIMITS: ServerLimits = {
 };
 
 export const MAX_BODY = 5 * 1024 * 1024;
+
+/** How long an idle HTTP connection is kept open. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',
@@ -66,6 +71,27 @@ export async function startRpcServer(
     const bytes = Buffer.from(body);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': bytes.length, ...CORS });
     res.end(bytes);
+  };
+
+  /** Parses and runs one HTTP body; `reply` gets the status and JSON text (none: 204). */
+  const answer = async (
+    body: Buffer,
+    client: string | undefined,
+    reply: (status: number, text?: string) => void,
+  ): Promise<void> => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return reply(200, errorBody(ErrorCode.Parse, 'parse error: the body is not valid JSON'));
+    }
+    try {
+      const out = await dispatcher.handle(parsed, undefined, client);
+      if (out === undefined) reply(204);
+      else reply(200, JSON.stringify(out));
+    } catch (e) {
+      reply(500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
+    }
   };
 
   // Reading stops while a flashblock is due (holdInput) or while the queue is full.
@@ -139,31 +165,23 @@ export async function startRpcServer(
         }
         chunks.push(c);
       });
-      const answer = async () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          return send(res, 200, errorBody(ErrorCode.Parse, 'parse error: the body is not valid JSON'));
-        }
-        try {
-          const out = await dispatcher.handle(body, undefined, req.socket.remoteAddress);
-          if (out === undefined) {
-            res.writeHead(204, CORS);
-            res.end();
-          } else send(res, 200, JSON.stringify(out));
-        } catch (e) {
-          send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`));
-        }
-      };
       req.on('end', () => {
         // ~10 ms of JSON.parse per MB: a large body waits for a gap that long before a flashblock.
-        if (!tooBig) queue.push(() => void answer(), size / 100_000);
+        if (!tooBig)
+          queue.push(
+            () =>
+              void answer(Buffer.concat(chunks), req.socket.remoteAddress, (status, text) => {
+                if (text !== undefined) return send(res, status, text);
+                res.writeHead(status, CORS);
+                res.end();
+              }),
+            size / 100_000,
+          );
       });
       req.on('error', () => res.destroy());
     },
   );
-  server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 
   // Held connections: only those this server paused are resumed (Node's HTTP server and ws
   // pause sockets themselves for backpressure, and keep them paused through a resume).
@@ -175,13 +193,50 @@ export async function startRpcServer(
     c.pause();
     held.add(c);
   };
+  // Every connection starts on the lean front; what it does not serve goes on to Node's
+  // server, whose own 'connection' listener (the documented way to hand it a socket) is kept
+  // for that.
+  const nodeConnection = server.listeners('connection');
+  if (nodeConnection.length !== 1) throw new Error('http.Server: expected one connection listener');
+  const toNode = nodeConnection[0] as (s: Socket) => void;
+  server.removeListener('connection', toNode);
+  const connectionsCheckingInterval = Math.max(
+    100,
+    Math.min(1_000, limits.httpHeadersTimeoutMs / 4, limits.httpRequestTimeoutMs / 4),
+  );
+  const front = new Http1Front(
+    {
+      headersTimeoutMs: Math.min(limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs),
+      requestTimeoutMs: limits.httpRequestTimeoutMs,
+      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      maxBody: MAX_BODY,
+      onRequest: (body, client, reply) =>
+        queue.push(() => void answer(body, client, reply), body.length / 100_000),
+      handOff: (s, rest) => {
+        // Paused so that no byte goes by between the two readers; Node's reader is resumed,
+        // and held again (after the resume it schedules) if a hold is on.
+        s.pause();
+        held.delete(s);
+        if (rest.length > 0) s.unshift(rest);
+        toNode.call(server, s);
+        s.resume();
+        process.nextTick(() => paused && connections.has(s) && hold(s));
+      },
+      mayResume: (s) => {
+        if (!paused) return true;
+        held.add(s);
+        return false;
+      },
+    },
+    connectionsCheckingInterval,
+  );
   server.on('connection', (s: Socket) => {
     connections.add(s);
     s.once('close', () => {
       connections.delete(s);
       held.delete(s);
     });
-    // After the resume Node's HTTP server has already scheduled for it (a pause now is undone).
+    front.serve(s);
     process.nextTick(() => paused && connections.has(s) && hold(s));
   });
 
@@ -233,6 +288,7 @@ export async function startRpcServer(
       new Promise<void>((resolve) => {
         for (const ws of sockets) ws.terminate();
         wss.close();
+        front.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

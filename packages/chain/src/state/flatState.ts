@@ -39,20 +39,28 @@ export class FlatStateReader implements StateReader {
   private preloadedAccounts = false;
   private preloadedSlots = false;
 
+  /**
+   * A fork's remote state (state/forkState.ts): what a key never written since the fork reads.
+   * Deletions are then stored as empty values (ChainStore.tombstones), so a missing key means
+   * "ask below" and an empty one "gone".
+   */
+  below?: StateReader;
+
   constructor(private readonly store: ChainStore) {}
 
   private get completeAccounts(): boolean {
-    return this.preloadedAccounts && !this.accounts.evicted;
+    return this.preloadedAccounts && !this.accounts.evicted && !this.below;
   }
   private get completeSlots(): boolean {
-    return this.preloadedSlots && !this.slots.evicted;
+    return this.preloadedSlots && !this.slots.evicted && !this.below;
   }
 
   /** Loads the latest flat state into memory when it is small enough (start-up). */
   async preload(): Promise<void> {
     const accounts = await this.store.scan(keys.account(new Uint8Array(0)), PRELOAD_LIMIT + 1);
     if (accounts.length <= PRELOAD_LIMIT) {
-      for (const [k, v] of accounts) this.accounts.set(bytesToHex(k.subarray(1)), createAccountFromRLP(v));
+      for (const [k, v] of accounts)
+        this.accounts.set(bytesToHex(k.subarray(1)), v.length ? createAccountFromRLP(v) : null);
       this.preloadedAccounts = true;
     }
     const slots = await this.store.scan(keys.storagePrefix(new Uint8Array(0)), PRELOAD_LIMIT + 1);
@@ -72,8 +80,14 @@ export class FlatStateReader implements StateReader {
     if (a === undefined) {
       const v = this.version;
       const raw = await this.store.get(keys.account(address));
-      if (v !== this.version) return this.readAccountKeyed(k, address);
-      a = raw ? createAccountFromRLP(raw) : null;
+      if (raw === undefined && this.below) {
+        const remote = await this.below.readAccount(address);
+        if (v !== this.version) return this.readAccountKeyed(k, address);
+        a = remote ?? null;
+      } else {
+        if (v !== this.version) return this.readAccountKeyed(k, address);
+        a = raw?.length ? createAccountFromRLP(raw) : null;
+      }
       this.accounts.set(k, a);
     }
     // Shared with the cache: StateReader callers never mutate (JournaledState copies for the EVM).
@@ -96,10 +110,15 @@ export class FlatStateReader implements StateReader {
     const got = await this.store.getMany([...want.values()].map((a) => keys.account(a)));
     if (v !== this.version) return;
     let i = 0;
-    for (const k of want.keys()) {
+    const below: Promise<unknown>[] = [];
+    for (const [k, address] of want) {
       const raw = got[i++];
-      this.accounts.set(k, raw ? createAccountFromRLP(raw) : null);
+      if (raw === undefined && this.below)
+        // Asked together (one batch to the remote); a failure is the read's to report, not ours.
+        below.push(this.readAccountKeyed(k, address).catch(() => {}));
+      else this.accounts.set(k, raw?.length ? createAccountFromRLP(raw) : null);
     }
+    await Promise.all(below);
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
@@ -108,7 +127,9 @@ export class FlatStateReader implements StateReader {
     if (v === undefined && this.completeSlots) return EMPTY;
     if (v === undefined) {
       const ver = this.version;
-      v = (await this.store.get(keys.storage(address, slot))) ?? EMPTY;
+      v = await this.store.get(keys.storage(address, slot));
+      if (v === undefined && this.below) v = await this.below.readStorage(address, slot);
+      v ??= EMPTY;
       if (ver !== this.version) return this.readStorage(address, slot);
       this.slots.set(k, v);
     }

@@ -8,6 +8,7 @@
  *   parent root ─ apply(layer 1) ─> root 1 ─ apply(layer 2) ─> root 2 ... ─ finish() ─> RootResult
  */
 import type { Account } from '@ethereumjs/util';
+import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
@@ -34,6 +35,8 @@ export class IncrementalStateRoot {
     private readonly store: TrieNodeStore,
     /** The account trie at `baseRoot` with nodes in memory (the parent's seal); copied, not changed. */
     warm?: StateTrie,
+    /** A fork's tries keep zeroed slots as leaves (stateRoot.ts slotUpdates). */
+    private readonly keepZeros = false,
   ) {
     this.trie = warm?.copy() ?? openTrie(baseRoot, store);
     this.current = baseRoot;
@@ -44,7 +47,7 @@ export class IncrementalStateRoot {
    * that may be dropped (a flashblock not yet on disk) is done on a fork and the fork kept.
    */
   fork(): IncrementalStateRoot {
-    const f = new IncrementalStateRoot(this.current, this.store, this.trie);
+    const f = new IncrementalStateRoot(this.current, this.store, this.trie, this.keepZeros);
     for (const [k, st] of this.storage) f.storage.set(k, st.copy());
     for (const [k, a] of this.accounts) f.accounts.set(k, a);
     for (const [k, e] of this.encoded) f.encoded.set(k, e);
@@ -89,9 +92,9 @@ export class IncrementalStateRoot {
         st = openTrie(account.storageRoot, this.store);
         this.storage.set(k, st);
       }
-      if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots));
+      if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots, this.keepZeros));
       if (st) account.storageRoot = st.root();
-      const rlp = account.serialize();
+      const rlp = encodeAccount(account);
       this.accounts.set(k, account);
       this.encoded.set(k, rlp);
       updates.push([key, rlp]);

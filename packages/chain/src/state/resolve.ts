@@ -10,6 +10,7 @@ import { equalBytes } from '../primitives/hex.js';
 import type { BlockReader } from '../storage/blockReader.js';
 import type { TrieNodeStore } from '../trie/types.js';
 import type { FlatStateReader } from './flatState.js';
+import type { ForkBase } from './forkState.js';
 import type { StateReader } from './stateReader.js';
 import { TrieStateReader } from './trieState.js';
 
@@ -38,6 +39,8 @@ export interface ResolveDeps {
   nodes: TrieNodeStore;
   code: (hash: Uint8Array) => Promise<Uint8Array | undefined>;
   pending: () => PendingView;
+  /** On a fork: what the local tries do not hold is the remote's (forkState.ts). */
+  fork?: ForkBase;
 }
 
 export async function resolveBlock(d: ResolveDeps, t: BlockTag): Promise<Block | undefined> {
@@ -67,6 +70,6 @@ export async function resolve(d: ResolveDeps, t: BlockTag): Promise<Resolved | u
   if (!block) return undefined;
   const state = equalBytes(block.hash(), head.hash())
     ? d.flat
-    : new TrieStateReader(block.header.stateRoot, d.nodes, d.code);
+    : new TrieStateReader(block.header.stateRoot, d.nodes, d.code, d.fork);
   return { block, header: block.header, state, pending: false };
 }

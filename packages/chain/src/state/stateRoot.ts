@@ -5,6 +5,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { Account } from '@ethereumjs/util';
+import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
@@ -58,7 +59,7 @@ export async function computeStateRoot(
       for (const n of c.nodes) nodes.push(n);
     }
     accounts.set(k, account);
-    updates.push([key, account.serialize()]);
+    updates.push([key, encodeAccount(account)]);
   }
   await trie.update(updates);
   const c = trie.commit();
@@ -66,10 +67,14 @@ export async function computeStateRoot(
   return { root: c.root, nodes, accounts, trie };
 }
 
-/** A storage diff as trie updates: secure keys, RLP values, an empty value deletes the slot. */
-export function slotUpdates(slots: Map<string, Uint8Array>): [Uint8Array, Uint8Array][] {
+/** A storage diff as trie updates: secure keys, RLP values, an empty value deletes the slot (see keepZeros). */
+export function slotUpdates(
+  slots: Map<string, Uint8Array>,
+  /** A fork keeps a zero as a leaf (RLP of empty): "zero since the fork", not "ask the remote". */
+  keepZeros = false,
+): [Uint8Array, Uint8Array][] {
   const out: [Uint8Array, Uint8Array][] = [];
   for (const [slot, value] of slots)
-    out.push([keccak256(hexToBytes(slot)), value.length ? RLP.encode(value) : value]);
+    out.push([keccak256(hexToBytes(slot)), value.length || keepZeros ? RLP.encode(value) : value]);
   return out;
 }

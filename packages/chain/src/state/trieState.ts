@@ -7,6 +7,7 @@ import { type Account, createAccountFromRLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
+import { type ForkBase, localRoot } from './forkState.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_ROOT, openTrie, type StateTrie } from './trieAdapter.js';
 
@@ -15,25 +16,36 @@ const EMPTY = new Uint8Array(0);
 export class TrieStateReader implements StateReader {
   private accountTrie?: StateTrie;
   private readonly storageTries = new Map<string, StateTrie>();
+  /** The trie actually opened: the empty one for a fork's fork block (forkState.ts). */
+  private readonly trieRoot: Uint8Array;
 
   constructor(
     readonly root: Uint8Array,
     private readonly nodes: TrieNodeStore,
     private readonly code: (hash: Uint8Array) => Promise<Uint8Array | undefined>,
-  ) {}
+    /** On a fork: keys the local trie does not hold are the remote's at the fork block. */
+    private readonly fork?: ForkBase,
+  ) {
+    this.trieRoot = localRoot(root, fork);
+  }
 
   trie(): StateTrie {
-    this.accountTrie ??= openTrie(this.root, this.nodes);
+    this.accountTrie ??= openTrie(this.trieRoot, this.nodes);
     return this.accountTrie;
   }
 
-  async readAccount(address: Uint8Array): Promise<Account | undefined> {
+  /** The account as the local trie holds it (undefined: not in it). */
+  private async localAccount(address: Uint8Array): Promise<Account | undefined> {
     const raw = await this.trie().get(keccak256(address));
     return raw ? createAccountFromRLP(raw) : undefined;
   }
 
+  async readAccount(address: Uint8Array): Promise<Account | undefined> {
+    return (await this.localAccount(address)) ?? this.fork?.below.readAccount(address);
+  }
+
   async storageTrie(address: Uint8Array): Promise<StateTrie | undefined> {
-    const account = await this.readAccount(address);
+    const account = await this.localAccount(address);
     if (!account || equalBytes(account.storageRoot, EMPTY_ROOT)) return undefined;
     const k = bytesToHex(address);
     let t = this.storageTries.get(k);
@@ -46,12 +58,13 @@ export class TrieStateReader implements StateReader {
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     const t = await this.storageTrie(address);
-    if (!t) return EMPTY;
-    const raw = await t.get(keccak256(slot));
-    return raw ? (RLP.decode(raw) as Uint8Array) : EMPTY;
+    const raw = t && (await t.get(keccak256(slot)));
+    if (raw) return RLP.decode(raw) as Uint8Array;
+    // On a fork, a slot not written since the fork (zeros written are kept: RLP of empty).
+    return this.fork ? this.fork.below.readStorage(address, slot) : EMPTY;
   }
 
   async readCode(codeHash: Uint8Array): Promise<Uint8Array> {
-    return (await this.code(codeHash)) ?? EMPTY;
+    return (await this.code(codeHash)) ?? (await this.fork?.below.readCode(codeHash)) ?? EMPTY;
   }
 }

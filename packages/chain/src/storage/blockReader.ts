@@ -11,6 +11,8 @@ import {
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex } from '../primitives/hex.js';
 import type { ChainStore } from './chainStore.js';
+import { remoteBlock, remoteBlockEntries } from './forkBlocks.js';
+import type { ForkSource } from './forkSource.js';
 import { keys } from './keys.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receiptCodec.js';
 
@@ -31,6 +33,11 @@ export class BlockReader {
   head!: Block;
   /** Hash of block 0 (EIP-2124 fork ids start from it). */
   genesisHash!: Uint8Array;
+  /**
+   * On a fork: blocks below the fork block are the remote's, fetched on first read and stored
+   * (forkBlocks.ts). Set by openChain.
+   */
+  fork?: { source: ForkSource; number: bigint; genesisHash: Uint8Array };
 
   constructor(
     private readonly store: ChainStore,
@@ -40,7 +47,8 @@ export class BlockReader {
   async loadHead(): Promise<Block | undefined> {
     const h = await this.store.get(keys.head);
     if (!h) return undefined;
-    this.genesisHash = (await this.store.hashByNumber(0n))!;
+    // A fork's block 0 is the remote's: its hash is in the fork's config (no network at start).
+    this.genesisHash = (await this.store.hashByNumber(0n)) ?? this.fork!.genesisHash;
     const b = await this.byHash(h);
     if (b) this.head = b;
     return b;
@@ -75,7 +83,7 @@ export class BlockReader {
     const c = this.blocks.get(k);
     if (c) return c;
     const rlp = await this.store.get(keys.block(hash));
-    if (!rlp) return undefined;
+    if (!rlp) return this.fork ? this.remoteByHash(hash) : undefined;
     const b = this.decode(rlp);
     this.remember(b);
     this.sizes.set(k, rlp.length);
@@ -87,6 +95,7 @@ export class BlockReader {
     let h = this.numbers.get(n);
     if (!h) {
       h = await this.store.hashByNumber(n);
+      if (!h && this.fork && n < this.fork.number) h = (await this.fetchRemote(n))?.hash();
       if (h) {
         if (this.numbers.size > 100_000) this.numbers.clear();
         this.numbers.set(n, h);
@@ -149,6 +158,39 @@ export class BlockReader {
 
   txLocation(txHash: Uint8Array) {
     return this.store.txLocation(txHash);
+  }
+
+  /**
+   * A fork: where a transaction of a block below the fork block is, asked from the remote (and
+   * that block stored). Readers ask this last, after their own blocks and the pending block.
+   */
+  async remoteTxLocation(txHash: Uint8Array) {
+    if (!this.fork) return undefined;
+    const tx = await this.fork.source.transactionJson(txHash);
+    if (!tx?.blockNumber || BigInt(tx.blockNumber) >= this.fork.number) return undefined;
+    await this.fetchRemote(BigInt(tx.blockNumber));
+    return this.store.txLocation(txHash);
+  }
+
+  /** A fork: the remote's block `n` (below the fork block), stored for every later read. */
+  private async fetchRemote(n: bigint): Promise<Block | undefined> {
+    const fork = this.fork!;
+    const json = await fork.source.blockJson(n);
+    if (!json) return undefined;
+    const rb = await remoteBlock(fork.source, this.common, json);
+    await this.store.putMany(remoteBlockEntries(rb));
+    this.remember(rb.block);
+    return rb.block;
+  }
+
+  private async remoteByHash(hash: Uint8Array): Promise<Block | undefined> {
+    const fork = this.fork!;
+    const json = await fork.source.blockJsonByHash(hash);
+    if (!json || BigInt(json.number) >= fork.number) return undefined;
+    const rb = await remoteBlock(fork.source, this.common, json);
+    await this.store.putMany(remoteBlockEntries(rb));
+    this.remember(rb.block);
+    return rb.block;
   }
 
   /** RLP size of a sealed block (eth_getBlockBy* `size`) without re-encoding it. */

@@ -93,6 +93,13 @@ export class ChainStore {
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
 
+  /**
+   * A fork keeps deletions of the flat state as empty values (tombstones): a missing key there
+   * means "not written since the fork, ask the remote", so a slot set to zero or an account
+   * deleted must stay visible as such. Set by openChain for forks.
+   */
+  tombstones = false;
+
   private constructor(private readonly db: Db) {
     this.view = db.snapshot();
   }
@@ -163,6 +170,14 @@ export class ChainStore {
 
   async put(key: Bytes, value: Bytes): Promise<void> {
     await this.db.put(key, value);
+    this.renewView();
+  }
+
+  /** Puts in one batch (what a fork fetched: keys no block writes, so no overlay is involved). */
+  async putMany(entries: [Bytes, Bytes][]): Promise<void> {
+    const batch = this.db.batch();
+    for (const [k, v] of entries) batch.put(k, v);
+    await batch.write();
     this.renewView();
   }
 
@@ -244,13 +259,7 @@ export class ChainStore {
     return out;
   }
 
-  /**
-   * Queues a sealed block and its state diff for one atomic batch, moving the head to it; what it
-   * writes is readable through this store at once. Resolves when the batch is on disk.
-   * `fillAfter`: the batch is filled (~10,000 puts on this thread, in slices) only once it
-   * settles, so that the filling can be kept out of a busy moment (the builder: the next block's
-   * first flashblock).
-   */
+  /** Counts what a block writes (`written`). */
   private count(w: BlockWrite, ops: Op[]): void {
     this.written.blocks++;
     this.written.stateDiffBytes += stateDiffBytes(w);
@@ -258,9 +267,16 @@ export class ChainStore {
       this.written.batchBytes += op.key.length + (op.type === 'put' ? op.value.length : 0);
   }
 
+  /**
+   * Queues a sealed block and its state diff for one atomic batch, moving the head to it; what it
+   * writes is readable through this store at once. Resolves when the batch is on disk.
+   * `fillAfter`: the batch is filled (~10,000 puts on this thread, in slices) only once it
+   * settles, so that the filling can be kept out of a busy moment (the builder: the next block's
+   * first flashblock).
+   */
   writeBlock(w: BlockWrite, fillAfter?: Promise<unknown>): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const ops = blockOps(w);
+    const ops = blockOps(w, this.tombstones);
     this.count(w, ops);
     const overlay: [string, Bytes | null][] = ops.map((op) => [
       overlayKey(op.key),
@@ -318,17 +334,19 @@ function stateDiffBytes(w: BlockWrite): number {
 }
 
 /** A block's batch, except the deletions of cleared storage (read from disk when it is written). */
-function blockOps(w: BlockWrite): Op[] {
+function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
+  const gone = (key: Bytes): Op =>
+    tombstones ? { type: 'put', key, value: new Uint8Array(0) } : { type: 'del', key };
   const ops: Op[] = [];
   for (const [hash, node] of w.nodes) ops.push({ type: 'put', key: keys.trieNode(hash), value: node });
   for (const c of w.code) ops.push({ type: 'put', key: keys.code(c.hash), value: c.code });
   for (const s of w.storage) {
     const key = keys.storage(s.address, s.slot);
-    ops.push(s.value.length ? { type: 'put', key, value: s.value } : { type: 'del', key });
+    ops.push(s.value.length ? { type: 'put', key, value: s.value } : gone(key));
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : { type: 'del', key });
+    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });

@@ -28,6 +28,10 @@ export const keys = {
   storagePrefix: (addr: Uint8Array) => concat(p('o'), addr),
   /** code hash -> bytecode */
   code: (hash: Uint8Array) => concat(p('c'), hash),
+  /** fork (--fork-url): address -> the account at the fork block as fetched (forkSource.ts) */
+  forkAccount: (addr: Uint8Array) => concat(p('F'), p('a'), addr),
+  /** fork: address + slot -> 0x01 + the slot's value at the fork block as fetched */
+  forkStorage: (addr: Uint8Array, slot: Uint8Array) => concat(p('F'), p('o'), addr, slot),
   /** node hash -> RLP node of any state or storage trie, for every root ever sealed */
   trieNode: (hash: Uint8Array) => concat(p('N'), hash),
 };

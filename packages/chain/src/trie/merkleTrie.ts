@@ -7,8 +7,12 @@
  *   commit() ──> root() + the new nodes (hash, encoding) for the caller to persist
  *
  * Consumers: builder/ (one batch per seal), storage/ (persists commit().nodes), rpc/ (proofs).
+ *
+ * One file (over 400 lines): loading, batches, roots, commits, proofs and eviction all keep the
+ * same node cache and its rule (a stored node is loaded once, then kept until evicted).
  */
 import { initKeccak, isKeccakReady, keccak256 } from '../crypto/keccak.js';
+import { mergeSorted, sortUpdates } from './bulk.js';
 import { insert, lookup, type PathWalk, remove, walkToMissing } from './edit.js';
 import { keyToNibbles } from './nibbles.js';
 import { decodeNode, encodeNode, hashNode } from './nodeCodec.js';
@@ -39,6 +43,9 @@ const EMPTY_ROOT = Uint8Array.from(
 
 /** keccak256(rlp('')): the root of the trie with no keys (a copy; the trie never reads it). */
 export const EMPTY_TRIE_ROOT: Uint8Array = EMPTY_ROOT.slice();
+
+/** Batches of at least this many entries are sorted and merged in one pass (bulk.ts). */
+const BULK_FROM = 64;
 
 function isEmptyRoot(root: Uint8Array): boolean {
   if (root.length !== 32) return false;
@@ -111,8 +118,10 @@ export class MerkleTrie {
    */
   async update(entries: Iterable<TrieUpdate>): Promise<void> {
     if (!isKeccakReady()) await initKeccak();
+    const all = Array.isArray(entries) ? (entries as TrieUpdate[]) : [...entries];
+    if (all.length >= BULK_FROM) return this.updateSorted(all);
     const list: [Uint8Array, Uint8Array | undefined][] = [];
-    for (const [key, value] of entries) list.push([keyToNibbles(key), value]);
+    for (const [key, value] of all) list.push([keyToNibbles(key), value]);
     if (this.store !== undefined) await this.prefetch(list);
     for (;;) {
       // nodes are immutable, so a pass that meets a missing node is simply discarded
@@ -131,6 +140,31 @@ export class MerkleTrie {
         return;
       }
       await this.loadAll(missing);
+    }
+  }
+
+  /**
+   * `update` of a large batch: the puts merged in one sorted pass (bulk.ts), then the deletes
+   * one by one (keys are distinct by then, so the order between them does not matter).
+   */
+  private async updateSorted(entries: TrieUpdate[]): Promise<void> {
+    const { puts, deletes } = sortUpdates(entries);
+    if (this.store !== undefined) {
+      const list: [Uint8Array, undefined][] = [];
+      for (const [nibbles] of puts) list.push([nibbles, undefined]);
+      for (const nibbles of deletes) list.push([nibbles, undefined]);
+      await this.prefetch(list);
+    }
+    for (;;) {
+      try {
+        let root = mergeSorted(this.rootNode, puts, 0, puts.length, 0);
+        for (const nibbles of deletes) root = remove(root, nibbles, 0);
+        this.rootNode = root;
+        return;
+      } catch (e) {
+        // a deletion that merges a stored sibling: load it and start over (nodes are immutable)
+        await this.loadOrThrow(e);
+      }
     }
   }
 

@@ -48,10 +48,10 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .default(8545),
     )
     .addOption(
-      new Option('--chain-id <id>', 'chain id')
+      // No commander default: a fork takes the remote's chain id unless this is given.
+      new Option('--chain-id <id>', "chain id (default: 31337; with --fork-url the remote's)")
         .env('WHARF_CHAIN_ID')
-        .argParser(parseBigInt)
-        .default(31337n, '31337'),
+        .argParser(parseBigInt),
     )
     .addOption(
       new Option('--block-time <seconds>', 'seconds between sealed blocks; 0 seals one block per transaction')
@@ -148,6 +148,25 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       new Option('--state <file>', 'both: load the file at start if it exists, write it on exit').env(
         'WHARF_STATE',
       ),
+    )
+    .addOption(
+      new Option(
+        '--fork-url <url>',
+        "fork this node's chain: read accounts, code, storage and older blocks from it as needed (kept in --data-dir)",
+      )
+        .env('WHARF_FORK_URL')
+        .argParser(parseUrl(['http:', 'https:'])),
+    )
+    .addOption(
+      new Option('--fork-block-number <n>', "the block to fork at (default: the remote's latest)")
+        .env('WHARF_FORK_BLOCK_NUMBER')
+        .argParser(parseBigInt),
+    )
+    .addOption(
+      new Option('--fork-timeout <duration>', 'how long one request to the fork remote may take')
+        .env('WHARF_FORK_TIMEOUT')
+        .argParser(parseDuration)
+        .default(10_000, '10s'),
     );
 }
 

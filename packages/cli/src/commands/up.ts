@@ -36,7 +36,10 @@ export function registerUpCommand(program: Command): void {
     }
     let platform: Awaited<ReturnType<typeof startPlatform>>;
     try {
-      platform = await startPlatform({ ...opts, chainRpc: chain?.url, chainId: opts.chainId }, logger);
+      platform = await startPlatform(
+        { ...opts, chainRpc: chain?.url, chainId: chain?.chainId ?? opts.chainId },
+        logger,
+      );
     } catch (error) {
       await chain?.close();
       throw error;

@@ -10,7 +10,7 @@ import { type ProjectRow, ProjectsRepository } from '../db/repositories/projects
 import { isAddress, toChecksumAddress } from './addresses.js';
 import { normalizeRegisteredAppUrl } from './appUrl.js';
 import { createUlidGenerator } from './ulid.js';
-import { codePointLength } from './rules.js';
+import { codePointLength, limits } from './limits.js';
 import { invalid, ServiceError } from '../errors.js';
 import { WebhooksRepository } from '../webhooks/repository.js';
 import { type WebhookOperations, webhookOperations } from '../webhooks/service.js';
@@ -137,7 +137,8 @@ export function createAdmin(db: Db, clock: () => number = Date.now, onWebhookQue
     async createProject(input) {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
       if (name === '') throw invalid('name', 'is required');
-      if (codePointLength(name) > 100) throw invalid('name', 'must be at most 100 characters');
+      if (codePointLength(name) > limits.projectNameMax)
+        throw invalid('name', `must be at most ${limits.projectNameMax} characters`);
       const appUrl = appUrlOf(input.appUrl);
       let owner: string | null = null;
       if (input.owner !== undefined && input.owner !== null && input.owner !== '') {
@@ -170,7 +171,8 @@ export function createAdmin(db: Db, clock: () => number = Date.now, onWebhookQue
       if (changes.name !== undefined) {
         const name = typeof changes.name === 'string' ? changes.name.trim() : '';
         if (name === '') throw invalid('name', 'must be a non-empty string');
-        if (codePointLength(name) > 100) throw invalid('name', 'must be at most 100 characters');
+        if (codePointLength(name) > limits.projectNameMax)
+          throw invalid('name', `must be at most ${limits.projectNameMax} characters`);
         update.name = name;
       }
       if (changes.iconUrl !== undefined) update.iconUrl = parseIconUrl(changes.iconUrl);

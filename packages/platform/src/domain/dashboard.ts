@@ -17,7 +17,14 @@ import type { SendLogRepository } from '../db/repositories/sendLog.js';
 import { invalid, ServiceError } from '../errors.js';
 import { isAddress, toChecksumAddress } from './addresses.js';
 import type { DeveloperDeps } from './deps.js';
-import { parseSendRequest, parseStatusRequest, parseUsersQuery } from './rules.js';
+import {
+  parseSendRequest,
+  parseStatusRequest,
+  parseUsersQuery,
+  type SendBody,
+  type StatusBody,
+  type UsersQuerystring,
+} from './rules.js';
 import { type SendResponse, sendNotification } from './send.js';
 import { type UserStatus, userStatus } from './status.js';
 import { listUsers, type UsersPage } from './users.js';
@@ -152,7 +159,7 @@ export async function ownProjectUsers(
   deps: DashboardDeps,
   owner: string,
   projectId: string,
-  query: unknown,
+  query: UsersQuerystring,
 ): Promise<UsersPage> {
   const project = await asKeyHolder(deps, owner, projectId);
   return listUsers(deps.developer, project, parseUsersQuery(query));
@@ -163,7 +170,7 @@ export async function ownProjectUserStatus(
   deps: DashboardDeps,
   owner: string,
   projectId: string,
-  body: unknown,
+  body: StatusBody,
 ): Promise<UserStatus> {
   const project = await asKeyHolder(deps, owner, projectId);
   return userStatus(deps.developer, project, parseStatusRequest(body));
@@ -174,7 +181,7 @@ export async function ownProjectSend(
   deps: DashboardDeps,
   owner: string,
   projectId: string,
-  body: unknown,
+  body: SendBody,
 ): Promise<SendResponse> {
   const project = await asKeyHolder(deps, owner, projectId);
   return sendNotification(deps.developer, project, parseSendRequest(body), 'dashboard');

@@ -14,7 +14,8 @@ import { ServiceError } from '../errors.js';
 import { authorizeApp } from './authorizeApp.js';
 import { dedupeKey } from './dedupe.js';
 import type { DeveloperDeps } from './deps.js';
-import { limits, type SendRequest } from './rules.js';
+import { limits } from './limits.js';
+import type { SendRequest } from './rules.js';
 
 export const failureReasons = {
   notPinned: 'user has not saved this app',

@@ -22,7 +22,7 @@ import {
 } from './schemas.js';
 import type { SendLogRepository } from '../db/repositories/sendLog.js';
 import { projectSends } from '../domain/sendLog.js';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 
 export interface AdminRoutesOptions {
   admin: Admin;

@@ -7,7 +7,7 @@
  * Rate limits: sign-in routes per IP; signed-in routes per IP BEFORE the token is looked up (so
  * guessing tokens is limited too), then per session.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { LiveFanout } from '../delivery/fanout.js';
@@ -45,6 +45,8 @@ export interface ClientRoutesOptions {
   ipRateLimit: number;
   rateLimitWindowMs: number;
   stream: StreamLimits;
+  /** The open streams (the server reads their count for /metrics); default: a registry of its own. */
+  streams?: StreamRegistry;
 }
 
 const security = [{ session: [] }];
@@ -106,7 +108,7 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
       perSession,
     ],
   };
-  const streams = new StreamRegistry(options.stream);
+  const streams = options.streams ?? new StreamRegistry(options.stream);
   app.addHook('preClose', async () => {
     // An open stream never goes idle: end it and drop its connection so close() need not wait.
     streams.endAll();

@@ -9,7 +9,7 @@
  * (401), then ownership (404), then the body
  * (400), then the rules of the operation (403 app URL / whitelist, 409 conflict, 500/503).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import {
@@ -37,6 +37,7 @@ import {
 import { ownProjectSends } from '../domain/sendLog.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { rateLimitHook } from './rateLimit.js';
+import { schemaValidator } from './validation.js';
 import { registerWebhookRoutes } from './webhookRoutes.js';
 import {
   AppUrls,
@@ -47,12 +48,15 @@ import {
   RevokedKeys,
   RotatedKey,
   SendBody,
+  type SendBody as SendBodyType,
   SendLogQuerystring,
   SendLogResponse,
   SendResponse,
   StatusBody,
+  type StatusBody as StatusBodyType,
   StatusResponse,
   UsersQuerystring,
+  type UsersQuerystring as UsersQuerystringType,
   UsersResponse,
 } from './schemas.js';
 
@@ -118,7 +122,15 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
   };
   // Every signed-in route counts the IP before the token is looked up: bad tokens are limited.
   const signedIn = { onRequest: [perIpBeforeToken, authenticate, perSession] };
-  const notifying = { onRequest: [notificationBudget, authenticate] };
+  // users, status and send validate with their schemas (as the developer API does), after the
+  // ownership check: another developer's project is 404 whatever the body (check order).
+  const notifying = {
+    onRequest: [notificationBudget, authenticate],
+    preValidation: async (request: FastifyRequest) => {
+      await requireOwnProject(deps, owner(request), projectId(request));
+    },
+    validatorCompiler: schemaValidator,
+  };
   const owner = (request: FastifyRequest) => request.developer!.address;
   const projectId = (request: FastifyRequest) => (request.params as { projectId: string }).projectId;
 
@@ -289,7 +301,8 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         response: { 200: UsersResponse, ...notificationErrors, 500: err },
       }),
     },
-    async (request) => ownProjectUsers(deps, owner(request), projectId(request), request.query),
+    async (request) =>
+      ownProjectUsers(deps, owner(request), projectId(request), request.query as UsersQuerystringType),
   );
 
   app.post(
@@ -302,7 +315,8 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         response: { 200: StatusResponse, ...notificationErrors, 500: err },
       }),
     },
-    async (request) => ownProjectUserStatus(deps, owner(request), projectId(request), request.body),
+    async (request) =>
+      ownProjectUserStatus(deps, owner(request), projectId(request), request.body as StatusBodyType),
   );
 
   app.post(
@@ -318,7 +332,7 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardRo
         },
       ),
     },
-    async (request) => ownProjectSend(deps, owner(request), projectId(request), request.body),
+    async (request) => ownProjectSend(deps, owner(request), projectId(request), request.body as SendBodyType),
   );
 
   app.get(

@@ -1,8 +1,10 @@
 /**
- * The developer REST API (spec: notifications-service.md). Thin: each route parses its input with
- * the domain rules and calls one service. Order of checks: rate limit (429) and the key (401/404)
- * in onRequest, then the body (400), then ownership and whitelist (403), then the stores (500/503).
+ * The developer REST API (spec: notifications-service.md). Thin: the route schemas validate the
+ * input (`validation.ts`), the domain rules normalize it, one service answers. Order of checks:
+ * rate limit (429) and the key (401/404) in onRequest, then the schema (400, in validation), then
+ * ownership and whitelist (403), then the stores (500/503).
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AuthenticatedProject, authenticateApiKey } from '../auth/authenticate.js';
 import type { DeveloperDeps } from '../domain/deps.js';
@@ -21,6 +23,7 @@ import {
   UsersQuerystring,
   UsersResponse,
 } from './schemas.js';
+import { schemaValidator } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,10 +44,13 @@ function projectOf(request: FastifyRequest): AuthenticatedProject {
   return request.project!;
 }
 
-export async function developerRoutes(app: FastifyInstance, options: DeveloperRoutesOptions): Promise<void> {
+export async function developerRoutes(
+  scope: FastifyInstance,
+  options: DeveloperRoutesOptions,
+): Promise<void> {
   const { deps } = options;
-  // The domain rules validate (their 400s name the field and the rule); schemas document and shape.
-  app.setValidatorCompiler(() => () => true);
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(schemaValidator);
   app.addHook(
     'onRequest',
     rateLimitHook(options.rateLimitStore, {

@@ -4,7 +4,7 @@
  * `{ready: false, checks}` saying which failed (the cause is logged), so a load balancer or orchestrator stops sending
  * traffic here until the stores are back. /healthz stays liveness (the process answers).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';

@@ -1,9 +1,12 @@
 /**
  * Route schemas of the developer and admin APIs. They document the API (OpenAPI 3.1 at
- * /api/v1/openapi.json) and shape every response (nothing outside a schema reaches a body). Request
- * rules are checked by `domain/rules.ts`, which names the field and the rule in each 400.
+ * /api/v1/openapi.json), shape every response (nothing outside a schema reaches a body) and, for
+ * the developer API and the dashboard's users/status/send, validate the request
+ * (`validation.ts`: the 400 names the field and the rule). The limits are `domain/limits.ts`'s.
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@fastify/type-provider-typebox';
+import { limits } from '../domain/limits.js';
+import { appUrlKeyword } from './validation.js';
 
 export const ErrorBody = Type.Object(
   {
@@ -25,7 +28,13 @@ export const developerErrors = {
 };
 
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address, any letter case' });
-const AppUrl = Type.String({ description: 'App URL as registered on the dashboard', minLength: 1 });
+/** Not blank after trimming (a blank text is missing). */
+const notBlank = { minLength: 1, pattern: '\\S' };
+const AppUrl = Type.String({
+  description: 'App URL as registered on the dashboard (http or https, absolute)',
+  ...notBlank,
+  [appUrlKeyword]: true,
+});
 
 export const UsersQuerystring = Type.Object({
   app_url: AppUrl,
@@ -38,11 +47,12 @@ export const UsersQuerystring = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      default: 100,
-      description: 'Users per page; default 100, above 500 clamped to 500',
+      default: limits.pageDefault,
+      description: `Users per page; default ${limits.pageDefault}, above ${limits.pageMax} clamped to ${limits.pageMax}`,
     }),
   ),
 });
+export type UsersQuerystring = Static<typeof UsersQuerystring>;
 
 export const UsersResponse = Type.Object({
   success: Type.Boolean(),
@@ -59,6 +69,7 @@ export const StatusBody = Type.Object({
   app_url: AppUrl,
   wallet_address: Address,
 });
+export type StatusBody = Static<typeof StatusBody>;
 
 export const StatusResponse = Type.Object({
   appPinned: Type.Boolean(),
@@ -68,28 +79,31 @@ export const StatusResponse = Type.Object({
 export const SendBody = Type.Object({
   app_url: AppUrl,
   wallet_addresses: Type.Array(Address, {
-    minItems: 1,
-    maxItems: 1000,
+    minItems: limits.addressesMin,
+    maxItems: limits.addressesMax,
     description: 'Duplicates (any letter case) collapse to one result, in first-seen order',
   }),
   title: Type.String({
-    minLength: 1,
-    maxLength: 30,
+    ...notBlank,
+    maxLength: limits.titleMax,
     description: 'Code points; empty after trimming is missing',
   }),
   message: Type.String({
-    minLength: 1,
-    maxLength: 200,
+    ...notBlank,
+    maxLength: limits.messageMax,
     description: 'Code points; empty after trimming is missing',
   }),
   target_path: Type.Optional(
-    Type.String({
-      maxLength: 500,
+    // null is the same as absent.
+    Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      maxLength: limits.targetPathMax,
       pattern: '^/(?![/\\\\])',
-      description: "Starts with '/', not '//' or '/\\'; omitted: the app opens at its root URL",
+      description: "Starts with '/', not '//' or '/\\'; omitted or null: the app opens at its root URL",
     }),
   ),
 });
+export type SendBody = Static<typeof SendBody>;
 
 export const SendResponse = Type.Object({
   success: Type.Boolean({ description: 'true only when every address was delivered' }),
@@ -123,7 +137,7 @@ export const ProjectInfo = Type.Object({
 });
 
 export const ProjectChanges = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: limits.projectNameMax })),
   icon_url: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: 'https, or http on localhost; null or empty removes it',

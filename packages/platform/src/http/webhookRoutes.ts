@@ -4,7 +4,7 @@
  * (`/api/v1/dashboard/projects/:projectId/webhook...`, the owner's session; another developer's
  * project answers 404). The operations are the Admin's (webhooks/service.ts).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
 import type { Admin } from '../domain/admin.js';
 

@@ -1,0 +1,348 @@
+/**
+ * The common request, answered without Node's HTTP server: an HTTP/1.1 `POST` with a
+ * `Content-Length` body and nothing unusual in its head. Node's server costs ~15-20 µs of the
+ * thread per request in its JavaScript (IncomingMessage, ServerResponse, header objects,
+ * streams), three times what answering `eth_getBalance` costs; this front reads such requests
+ * straight off the socket (docs/decisions/0240-a-lean-http-front-for-json-rpc.md).
+ *
+ * Anything else on a connection (another method, an upgrade to WebSocket, `Transfer-Encoding`,
+ * `Expect`, `Connection: close`, HTTP/1.0, a head that is large, malformed or has characters
+ * Node's parser refuses) is handed to Node's server at that request, with the bytes read so far,
+ * once the answers before it have gone out: Node then does what it always did (400, 413, 415,
+ * 431, the upgrade, ...). The protections of Node's server are kept here too: a request's head
+ * and its whole must arrive within the header and request timeouts (HTTP 408), a connection
+ * idle for the keep-alive timeout is closed, and the answers to pipelined requests go out in
+ * order.
+ */
+import type { Socket } from 'node:net';
+
+export interface Http1Options {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** Bodies declared larger go to Node's server (which answers 413). */
+  maxBody: number;
+  /**
+   * A complete request: `body` is its bytes; `reply` sends the answer (in order with the
+   * connection's others; `undefined` body: 204 No Content). Called at most once per request.
+   */
+  onRequest(body: Buffer, client: string | undefined, reply: (status: number, body?: string) => void): void;
+  /** The connection goes to Node's HTTP server; `rest` was read and not yet answered. */
+  handOff(socket: Socket, rest: Buffer): void;
+  /** After the connection paused for its unread answers: whether it may read again now. */
+  mayResume(socket: Socket): boolean;
+}
+
+/** Node's default `maxHeaderSize`: a longer head is Node's to refuse (431). */
+const MAX_HEAD = 16 * 1024;
+/** Answers waiting in a socket's buffer at which it stops reading (its client is not reading). */
+const MAX_UNSENT = 1024 * 1024;
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Field values as Node's parser takes them: visible ASCII, space, tab and obs-text. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const TARGET = /^[\x21-\x7e]+$/;
+const DIGITS = /^\d{1,10}$/;
+const CONTENT_TYPE = /^application\/json|^application\/[a-z.+-]*json|^text\/plain/i;
+
+const CORS_LINES =
+  'Access-Control-Allow-Origin: *\r\n' +
+  'Access-Control-Allow-Methods: POST, GET, OPTIONS\r\n' +
+  'Access-Control-Allow-Headers: Content-Type, Authorization\r\n' +
+  'Access-Control-Max-Age: 86400\r\n';
+
+const STATUS: Record<number, string> = {
+  200: 'OK',
+  204: 'No Content',
+  500: 'Internal Server Error',
+};
+
+/** The Date header's value, computed once a second. */
+let dateSecond = 0;
+let dateText = '';
+function httpDate(): string {
+  const now = Date.now();
+  const s = Math.floor(now / 1000);
+  if (s !== dateSecond) {
+    dateSecond = s;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+/** One fast-path answer: the status line and headers before `body`. */
+export function responseHead(
+  status: number,
+  bodyBytes: number | undefined,
+  keepAliveSeconds: number,
+): string {
+  const length =
+    bodyBytes === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${bodyBytes}\r\n`;
+  return (
+    `HTTP/1.1 ${status} ${STATUS[status] ?? ''}\r\n${length}${CORS_LINES}Date: ${httpDate()}\r\n` +
+    `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`
+  );
+}
+
+/** What a request's head says, or undefined when it is not one for the fast path. */
+function parseHead(head: string): { length: number } | undefined {
+  let lineEnd = head.indexOf('\r\n');
+  const requestLine = lineEnd < 0 ? head : head.slice(0, lineEnd);
+  if (!requestLine.startsWith('POST ') || !requestLine.endsWith(' HTTP/1.1')) return undefined;
+  if (!TARGET.test(requestLine.slice(5, -9))) return undefined;
+  let length: number | undefined;
+  let host = false;
+  while (lineEnd >= 0) {
+    const start = lineEnd + 2;
+    lineEnd = head.indexOf('\r\n', start);
+    const line = lineEnd < 0 ? head.slice(start) : head.slice(start, lineEnd);
+    const colon = line.indexOf(':');
+    if (colon <= 0) return undefined;
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) return undefined;
+    const value = line.slice(colon + 1).trim();
+    if (!FIELD_VALUE.test(value)) return undefined;
+    switch (name.toLowerCase()) {
+      case 'content-length':
+        if (length !== undefined || !DIGITS.test(value)) return undefined;
+        length = Number(value);
+        break;
+      case 'host':
+        if (host) return undefined;
+        host = true;
+        break;
+      case 'content-type':
+        if (!CONTENT_TYPE.test(value)) return undefined;
+        break;
+      case 'connection':
+        if (value.toLowerCase() !== 'keep-alive') return undefined;
+        break;
+      case 'transfer-encoding':
+      case 'expect':
+      case 'upgrade':
+        return undefined;
+    }
+  }
+  if (length === undefined || !host) return undefined;
+  return { length };
+}
+
+/** A request answered or to be: its answer once ready. */
+interface Slot {
+  out?: string;
+}
+
+/** The fast-path connections, for the timeout sweep. */
+export class Http1Front {
+  private readonly live = new Set<Http1Connection>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly options: Http1Options,
+    checkEveryMs: number,
+  ) {
+    this.sweep = setInterval(() => this.check(), checkEveryMs).unref();
+  }
+
+  /** Serves `socket` until it closes or goes to Node's server. */
+  serve(socket: Socket): void {
+    const c = new Http1Connection(socket, this.options, () => this.live.delete(c));
+    this.live.add(c);
+  }
+
+  private check(): void {
+    const now = Date.now();
+    for (const c of this.live) c.check(now);
+  }
+
+  close(): void {
+    clearInterval(this.sweep);
+    for (const c of this.live) c.socket.destroy();
+    this.live.clear();
+  }
+}
+
+class Http1Connection {
+  /** Bytes read and not yet answered: a partial request (or, handing off, what Node's server gets). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes the partial request needs in all, once its head is read (0: head not complete). */
+  private need = 0;
+  /** Date.now() when the first byte of the partial request arrived (0: none). */
+  private partialSince = 0;
+  private lastActive = Date.now();
+  private readonly slots: Slot[] = [];
+  /** A request Node's server must answer is next: no more are read here. */
+  private handingOff = false;
+  private pausedForWrites = false;
+  /** The client has finished sending (half-close): the connection ends once answered. */
+  private ended = false;
+  private done = false;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly o: Http1Options,
+    private readonly release: () => void,
+  ) {
+    socket.on('data', this.onData);
+    socket.on('drain', this.onDrain);
+    socket.on('end', this.onEnd);
+    socket.on('error', this.onError);
+    socket.once('close', () => this.finish());
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
+  }
+
+  private readonly onError = (): void => {
+    this.socket.destroy();
+  };
+
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    // What was read and is waiting for Node's server cannot be handed over after the end.
+    if (this.handingOff) this.socket.destroy();
+    else if (this.slots.length === 0) this.socket.end();
+  };
+
+  private readonly onData = (d: Buffer): void => {
+    this.lastActive = Date.now();
+    if (this.partialSince === 0) this.partialSince = this.lastActive;
+    this.pending.push(d);
+    this.pendingBytes += d.length;
+    if (this.handingOff) {
+      // Node's server reads it once the answers before it are out; it refuses what is too big.
+      if (this.pendingBytes > this.o.maxBody + MAX_HEAD) this.socket.destroy();
+      return;
+    }
+    // A body arriving in pieces is joined once, when it is all here.
+    if (this.pendingBytes < this.need) return;
+    this.parse();
+  };
+
+  private parse(): void {
+    const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+    let at = 0;
+    let need = 0;
+    while (at < buf.length) {
+      const headEnd = buf.indexOf(CRLFCRLF, at);
+      if (headEnd < 0 ? buf.length - at > MAX_HEAD : headEnd - at > MAX_HEAD) {
+        this.startHandOff(buf, at);
+        return;
+      }
+      if (headEnd < 0) break;
+      const head = parseHead(buf.toString('latin1', at, headEnd));
+      if (head === undefined || head.length > this.o.maxBody) {
+        this.startHandOff(buf, at);
+        return;
+      }
+      const end = headEnd + 4 + head.length;
+      if (end > buf.length) {
+        need = end - at;
+        break;
+      }
+      this.request(buf.subarray(headEnd + 4, end));
+      at = end;
+    }
+    this.need = need;
+    if (at >= buf.length) {
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.partialSince = 0;
+      return;
+    }
+    // The rest is the start of the next request, which began with this read.
+    if (at > 0) this.partialSince = this.lastActive;
+    // Copied: a view would keep the whole read's buffer alive.
+    const rest = at > 0 ? Buffer.from(buf.subarray(at)) : buf;
+    this.pending = [rest];
+    this.pendingBytes = rest.length;
+  }
+
+  private request(body: Buffer): void {
+    const slot: Slot = {};
+    this.slots.push(slot);
+    let answered = false;
+    this.o.onRequest(body, this.socket.remoteAddress, (status, text) => {
+      if (answered) return;
+      answered = true;
+      const keepAlive = Math.floor(this.o.keepAliveTimeoutMs / 1000);
+      slot.out =
+        text === undefined
+          ? responseHead(status, undefined, keepAlive)
+          : responseHead(status, Buffer.byteLength(text), keepAlive) + text;
+      this.flush();
+    });
+  }
+
+  /** Writes the answers that are ready, in order, in one write. */
+  private flush(): void {
+    let out = '';
+    let n = 0;
+    while (n < this.slots.length && this.slots[n].out !== undefined) out += this.slots[n++].out;
+    if (n === 0) return;
+    this.slots.splice(0, n);
+    this.lastActive = Date.now();
+    if (this.socket.destroyed || !this.socket.writable) return;
+    this.socket.write(out);
+    if (this.slots.length > 0) return;
+    if (this.handingOff) this.handOff();
+    else if (this.ended) this.socket.end();
+    else if (this.socket.writableLength > MAX_UNSENT && !this.socket.isPaused()) {
+      // The client is not reading its answers: it is not read either until they have gone.
+      this.pausedForWrites = true;
+      this.socket.pause();
+    }
+  }
+
+  private readonly onDrain = (): void => {
+    if (!this.pausedForWrites) return;
+    this.pausedForWrites = false;
+    if (this.o.mayResume(this.socket)) this.socket.resume();
+  };
+
+  private startHandOff(buf: Buffer, at: number): void {
+    this.handingOff = true;
+    const rest = at > 0 ? Buffer.from(buf.subarray(at)) : buf;
+    this.pending = [rest];
+    this.pendingBytes = rest.length;
+    if (this.slots.length === 0) this.handOff();
+  }
+
+  private handOff(): void {
+    if (this.done) return;
+    const rest = this.pendingBytes > 0 ? Buffer.concat(this.pending, this.pendingBytes) : Buffer.alloc(0);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.socket.off('data', this.onData);
+    this.socket.off('drain', this.onDrain);
+    this.socket.off('end', this.onEnd);
+    this.socket.off('error', this.onError);
+    this.finish();
+    this.o.handOff(this.socket, rest);
+  }
+
+  /** The sweep: a request too slow to arrive gets 408, an idle connection is closed. */
+  check(now: number): void {
+    if (this.done || this.handingOff) return;
+    if (this.partialSince > 0) {
+      const limit =
+        this.need > 0 ? this.o.requestTimeoutMs : Math.min(this.o.headersTimeoutMs, this.o.requestTimeoutMs);
+      if (now - this.partialSince > limit) {
+        this.socket.off('data', this.onData);
+        this.finish();
+        this.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n', () =>
+          this.socket.destroy(),
+        );
+      }
+      return;
+    }
+    if (this.slots.length === 0 && now - this.lastActive > this.o.keepAliveTimeoutMs) {
+      this.finish();
+      this.socket.destroy();
+    }
+  }
+}

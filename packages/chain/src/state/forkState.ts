@@ -1,0 +1,55 @@
+/**
+ * The state below a fork (`--fork-url`): what the remote holds at the fork block, read through
+ * ForkSource (storage/), under everything written locally since.
+ *
+ *   flat state (latest) ─ key never written since the fork ─> ForkState ─> ForkSource
+ *   trie at a block > N ─ key not in the local trie       ─> ForkState ─> ForkSource
+ *
+ * Roots on a fork (docs/decisions/0144-fork-reads.md): the fork block keeps the remote's header
+ * and state root; the tries of later blocks hold only the accounts written since the fork (each
+ * with a storage trie of the slots written since, zeros kept as tombstones), so a block's
+ * stateRoot commits to what this node changed, not to the whole world.
+ */
+import { Account, KECCAK256_NULL } from '@ethereumjs/util';
+import { equalBytes } from '../primitives/hex.js';
+import type { ChainStore } from '../storage/chainStore.js';
+import type { ForkSource } from '../storage/forkSource.js';
+import { keys } from '../storage/keys.js';
+import type { StateReader } from './stateReader.js';
+import { EMPTY_ROOT } from './trieAdapter.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** What readers need to know of a fork: the remote's root at the fork block, and the state there. */
+export interface ForkBase {
+  /** The fork block's state root (the remote's): its local trie is the empty one. */
+  root: Uint8Array;
+  below: StateReader;
+}
+
+/** The trie root to open for a block's stateRoot: the empty trie for the fork block itself. */
+export function localRoot(root: Uint8Array, fork: ForkBase | undefined): Uint8Array {
+  return fork && equalBytes(root, fork.root) ? EMPTY_ROOT : root;
+}
+
+export class ForkState implements StateReader {
+  constructor(
+    private readonly source: ForkSource,
+    private readonly store: Pick<ChainStore, 'get'>,
+  ) {}
+
+  async readAccount(address: Uint8Array): Promise<Account | undefined> {
+    const a = await this.source.account(address);
+    // The storage root is the local one: no slot of it has been written here yet.
+    return a ? new Account(a.nonce, a.balance, EMPTY_ROOT, a.codeHash) : undefined;
+  }
+
+  readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    return this.source.storage(address, slot);
+  }
+
+  async readCode(codeHash: Uint8Array): Promise<Uint8Array> {
+    if (equalBytes(codeHash, KECCAK256_NULL)) return EMPTY;
+    return (await this.store.get(keys.code(codeHash))) ?? EMPTY;
+  }
+}

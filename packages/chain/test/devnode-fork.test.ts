@@ -1,0 +1,150 @@
+/**
+ * Forking (--fork-url): node A, a local wharf node, holds a contract with storage and balances;
+ * node B forks A at block N. B answers A's state at N and A's blocks up to N, builds its own
+ * blocks on top (A does not change), keeps what it read so that it restarts and answers without
+ * A, and a read it cannot answer without A fails at once with an error naming the fork URL.
+ * Decision: docs/decisions/0144-fork-reads.md.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeFunctionData } from 'viem';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compileStore } from './node-contract.js';
+import { rpc, startTestNode, type TestNode, tempDir, waitFor } from './node-helpers.js';
+
+const nodes: TestNode[] = [];
+afterAll(async () => {
+  for (const n of nodes) await n.stop().catch(() => {});
+});
+
+const X = '0x00000000000000000000000000000000000f0001';
+const Y = '0x00000000000000000000000000000000000f0002';
+const NEVER_READ = '0x00000000000000000000000000000000000f0003';
+const ETH = 10n ** 18n;
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+
+async function send(url: string, tx: Record<string, string>): Promise<any> {
+  const hash = await rpc(url, 'eth_sendTransaction', [tx]);
+  return waitFor(() =>
+    rpc(url, 'eth_getTransactionReceipt', [hash]).then((r) => r?.blockHash !== `0x${'0'.repeat(64)}` && r),
+  );
+}
+
+describe('--fork-url', () => {
+  it('reads A at block N, builds on top without changing A, restarts without A', async () => {
+    const { abi, bytecode } = compileStore();
+    const a = await startTestNode({ blockTime: 0, chainId: 4242n });
+    nodes.push(a);
+    const from = a.accounts[0].address;
+    const deployed = await send(a.url, { from, data: bytecode });
+    const store = deployed.contractAddress as string;
+    const set = (v: bigint) => encodeFunctionData({ abi, functionName: 'set', args: [v] });
+    await send(a.url, { from, to: store, data: set(42n) });
+    await send(a.url, { from, to: X, value: hex(ETH) });
+    await send(a.url, { from, to: Y, value: hex(3n * ETH) });
+    const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
+    const aBlockN = await rpc(a.url, 'eth_getBlockByNumber', [hex(n), false]);
+    // A moves on after N: B must not see it.
+    await send(a.url, { from, to: store, data: set(99n) });
+
+    const dataDir = tempDir();
+    const b = await startTestNode({ blockTime: 0, dataDir, fork: { url: a.url, blockNumber: n } });
+    nodes.push(b);
+    expect(BigInt(await rpc(b.url, 'eth_chainId'))).toBe(4242n);
+    // The fork block is A's; B's first block on top funds its dev accounts.
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n + 1n);
+    const bBlockN = await rpc(b.url, 'eth_getBlockByNumber', [hex(n), false]);
+    expect(bBlockN.hash).toBe(aBlockN.hash);
+    expect((await rpc(b.url, 'eth_getBlockByNumber', [hex(n + 1n), false])).parentHash).toBe(aBlockN.hash);
+
+    // A's state at N, read through.
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(42n));
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [X, 'latest']))).toBe(ETH);
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [Y, 'pending']))).toBe(3n * ETH);
+    expect(await rpc(b.url, 'eth_getCode', [store, 'latest'])).toBe(
+      await rpc(a.url, 'eth_getCode', [store, 'latest']),
+    );
+    const value = encodeFunctionData({ abi, functionName: 'value' });
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(42n));
+    // A's blocks and transactions below the fork point.
+    const aBlock1 = await rpc(a.url, 'eth_getBlockByNumber', ['0x1', true]);
+    expect(await rpc(b.url, 'eth_getBlockByNumber', ['0x1', true])).toEqual(aBlock1);
+    expect(await rpc(b.url, 'eth_getBlockByHash', [aBlock1.hash, false])).toMatchObject({ number: '0x1' });
+    const deployTx = await rpc(b.url, 'eth_getTransactionByHash', [deployed.transactionHash]);
+    expect(deployTx).toMatchObject({ hash: deployed.transactionHash, blockNumber: deployed.blockNumber });
+    expect(await rpc(b.url, 'eth_getTransactionReceipt', [deployed.transactionHash])).toMatchObject({
+      contractAddress: store,
+      status: '0x1',
+    });
+
+    // B transacts on top: its own state, A unchanged.
+    await send(b.url, { from, to: store, data: set(7n) });
+    await send(b.url, { from, to: X, value: hex(ETH) });
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(7n));
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [X, 'latest']))).toBe(2n * ETH);
+    const afterSeven = await rpc(b.url, 'eth_blockNumber');
+    // A slot set to zero reads zero, not the remote's value.
+    await send(b.url, { from, to: store, data: set(0n) });
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(0n));
+    // Past blocks of B and the fork block itself.
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', afterSeven])).toBe(word(7n));
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', hex(n)])).toBe(word(42n));
+    expect(await rpc(a.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(99n));
+    expect(BigInt(await rpc(a.url, 'eth_getBalance', [X, 'latest']))).toBe(ETH);
+    const bHead = await rpc(b.url, 'eth_getBlockByNumber', ['latest', false]);
+
+    // Restart without A: what B read or wrote is answered from its data directory.
+    await b.stop({ keepData: true });
+    await a.stop();
+    const b2 = await startTestNode({ blockTime: 0, dataDir });
+    nodes.push(b2);
+    expect(await rpc(b2.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(bHead);
+    expect(await rpc(b2.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(0n));
+    expect(await rpc(b2.url, 'eth_getStorageAt', [store, '0x0', hex(n)])).toBe(word(42n));
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [X, 'latest']))).toBe(2n * ETH);
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [Y, 'latest']))).toBe(3n * ETH);
+    expect(await rpc(b2.url, 'eth_getBlockByNumber', ['0x1', true])).toEqual(aBlock1);
+    expect((await rpc(b2.url, 'eth_getTransactionByHash', [deployed.transactionHash])).blockNumber).toBe(
+      deployed.blockNumber,
+    );
+    // B keeps building.
+    await send(b2.url, { from, to: store, data: set(5n) });
+    expect(await rpc(b2.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(5n));
+
+    // What B never read needs A: a clear error naming the fork URL, at once.
+    const started = Date.now();
+    await expect(rpc(b2.url, 'eth_getBalance', [NEVER_READ, 'latest'])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining(`fork remote unreachable: ${a.url}`),
+    });
+    await expect(rpc(b2.url, 'eth_getBlockByNumber', ['0x2', false])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining(a.url),
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The node keeps serving.
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [X, 'latest']))).toBe(2n * ETH);
+  }, 120_000);
+
+  it('a remote that does not answer times out with the fork URL and --fork-timeout', async () => {
+    const a = await startTestNode({ blockTime: 0 });
+    nodes.push(a);
+    const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
+    const dataDir = tempDir();
+    const b = await startTestNode({ blockTime: 0, dataDir, fork: { url: a.url, blockNumber: n } });
+    await b.stop({ keepData: true });
+    // A remote that accepts connections and never answers.
+    const silent = http.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const b2 = await startTestNode({ blockTime: 0, dataDir, fork: { url }, forkTimeoutMs: 300 });
+    nodes.push(b2);
+    await expect(rpc(b2.url, 'eth_getBalance', [NEVER_READ, 'latest'])).rejects.toMatchObject({
+      code: -32000,
+      message: `fork remote unreachable: ${url}: no answer within 300 ms (--fork-timeout)`,
+    });
+    silent.closeAllConnections();
+    silent.close();
+  }, 60_000);
+});

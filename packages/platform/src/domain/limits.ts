@@ -1,0 +1,24 @@
+/**
+ * The request limits of the developer API (spec: Limits; design: Notifications decisions), in one
+ * place: the route schemas (`http/schemas.ts`) validate with them and the services read them.
+ * Lengths are Unicode code points.
+ */
+export const limits = {
+  titleMax: 30,
+  messageMax: 200,
+  targetPathMax: 500,
+  addressesMin: 1,
+  addressesMax: 1000,
+  pageDefault: 100,
+  pageMax: 500,
+  dedupeWindowMs: 24 * 60 * 60 * 1000,
+  /** A project's name (admin and dashboard APIs). */
+  projectNameMax: 100,
+} as const;
+
+/** Code points, as the limits count them (a surrogate pair is one). */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
