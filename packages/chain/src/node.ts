@@ -4,11 +4,15 @@
  *   storage (LevelDB) <- state (flat + trie readers, overlays) <- execution (VM, import, seal)
  *        <- txpool (geth rules) <- builder (pending block, seals) <- rpc (HTTP + WebSocket)
  *   storage + state + builder's pending ─> reader (ChainReader: the RPC's one read path) ─> rpc
+ *
+ * One file (over 400 lines) because it is the composition root: the one place that knows every
+ * concrete part (sequencer, follower, fork). Its length is wiring; it holds no rule of its own.
  */
 import { Address } from '@ethereumjs/util';
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import type { Logger } from 'pino';
 import { BlockProducer } from './builder/blockProducer.js';
 import { DevControls } from './builder/devControls.js';
 import { FlashblockJournal } from './builder/flashblockJournal.js';
@@ -17,9 +21,12 @@ import type { ChainConfig, DevChainConfig, GethGenesis } from './chainspec/chain
 import { forkConfig } from './execution/forkPoint.js';
 import { openChain } from './execution/openChain.js';
 import { BlockFollower } from './follower/blockFollower.js';
+import { FlashblockFollower } from './follower/flashblockFollower.js';
+import { FollowedTxDecoder } from './follower/followedTx.js';
 import { devConfigLike, sequencerGenesis } from './follower/followerGenesis.js';
 import { forwardedMethods } from './follower/forwardedMethods.js';
 import { SequencerClient } from './follower/sequencerClient.js';
+import type { ChainContext } from './execution/chainContext.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
@@ -198,6 +205,12 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     journal,
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
+    following: options.follow !== undefined,
+    onDropped: (d) =>
+      log?.warn(
+        { block: Number(d.block), dropped: d.count, reason: d.reason },
+        "dropped the sequencer's flashblocks",
+      ),
   });
   const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
@@ -349,7 +362,8 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
                 producer.metrics.render() +
                 processMetrics.render() +
                 journalMetrics(journalErrors) +
-                storeMetrics(ctx.store.written),
+                storeMetrics(ctx.store.written) +
+                (following?.metrics() ?? ''),
             }
           : undefined,
       options.limits,
@@ -367,13 +381,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   // While a flashblock is due, requests wait in their sockets: the thread is the builder's.
   producer.onBusy((busy, nextAt) => server.holdInput(busy, nextAt));
   producer.start(pool);
-  const follower = sequencer
-    ? new BlockFollower(ctx, sequencer, producer, {
-        pollMs: options.follow?.pollMs ?? 100,
-        onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
-      })
-    : undefined;
-  follower?.start();
+  const following = sequencer ? startFollowing(ctx, sequencer, producer, recovery, options, log) : undefined;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
   ownStart();
@@ -387,7 +395,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
     close: () => {
       closed ??= (async () => {
-        await follower?.stop();
+        await following?.stop();
         await server.close();
         processMetrics.stop();
         flashblocks.close();
@@ -410,4 +418,85 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       return closed;
     },
   };
+}
+
+/** Defaults of ChainNodeOptions.follow.maxBufferedFlashblocks and maxFlashblockBytes. */
+const MAX_BUFFERED_FLASHBLOCKS = 64;
+const MAX_FLASHBLOCK_BYTES = 16 * 1024 * 1024;
+/** How long the next block may be missing while flashblocks stream before it is fetched (ms). */
+const SEALED_BLOCK_GRACE_MS = 300;
+
+/**
+ * A follower's two inputs: the sequencer's sealed blocks (polled) and its flashblocks (streamed),
+ * both through the producer. The stream's URL defaults to the sequencer's `/flashblocks`.
+ */
+function startFollowing(
+  ctx: ChainContext,
+  sequencer: SequencerClient,
+  producer: BlockProducer,
+  recovery: RecoveryThread,
+  options: ChainNodeOptions,
+  log: Logger | undefined,
+): { stop: () => Promise<void>; metrics: () => string } {
+  const follow = options.follow!;
+  const decoder = new FollowedTxDecoder(producer.pending.header.common, recovery);
+  let stream: FlashblockFollower | undefined;
+  const blocks = new BlockFollower(ctx, sequencer, producer, {
+    pollMs: follow.pollMs ?? 100,
+    decoder,
+    streaming: () => stream?.connected ?? false,
+    graceMs: SEALED_BLOCK_GRACE_MS,
+    onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
+    onImported: () => stream?.headMoved(),
+  });
+  const url = follow.flashblocksUrl ?? flashblocksUrlOf(sequencer.url);
+  if (url !== false) {
+    stream = new FlashblockFollower(producer, decoder, {
+      url,
+      maxBuffered: follow.maxBufferedFlashblocks ?? MAX_BUFFERED_FLASHBLOCKS,
+      maxMessageBytes: follow.maxFlashblockBytes ?? MAX_FLASHBLOCK_BYTES,
+      head: () => ctx.blocks.head.header.number,
+      behind: () => blocks.nudge(),
+      onError: (e) => log?.warn({ err: e }, "a flashblock of the sequencer's stream was refused"),
+      onConnection: (state, detail) =>
+        state === 'open'
+          ? log?.info({ url }, 'following the flashblock stream')
+          : log?.warn({ url, detail }, 'the flashblock stream dropped; reconnecting'),
+    });
+    stream.start();
+  }
+  blocks.start();
+  return {
+    stop: async () => {
+      await stream?.stop();
+      await blocks.stop();
+    },
+    metrics: () => {
+      const c = stream?.counts;
+      if (!c) return '';
+      return `${[
+        '# HELP wharf_follower_stream_connections_total Times the flashblock stream was opened.',
+        '# TYPE wharf_follower_stream_connections_total counter',
+        `wharf_follower_stream_connections_total ${c.connections}`,
+        '# HELP wharf_follower_stream_connected Whether the flashblock stream is open now.',
+        '# TYPE wharf_follower_stream_connected gauge',
+        `wharf_follower_stream_connected ${stream?.connected ? 1 : 0}`,
+        '# HELP wharf_follower_stream_malformed_total Stream messages refused as not a flashblock (logged).',
+        '# TYPE wharf_follower_stream_malformed_total counter',
+        `wharf_follower_stream_malformed_total ${c.malformed}`,
+        '# HELP wharf_follower_stream_buffer_dropped_total Flashblocks of blocks not imported yet dropped because the buffer was full.',
+        '# TYPE wharf_follower_stream_buffer_dropped_total counter',
+        `wharf_follower_stream_buffer_dropped_total ${c.bufferDropped}`,
+      ].join('\n')}\n`;
+    },
+  };
+}
+
+/** ws(s)://host/flashblocks for the sequencer's http(s) RPC URL. */
+function flashblocksUrlOf(rpcUrl: string): string {
+  const u = new URL(rpcUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = `${u.pathname.replace(/\/$/, '')}/flashblocks`;
+  u.search = '';
+  return u.toString();
 }

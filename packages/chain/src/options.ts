@@ -82,6 +82,15 @@ export interface ChainNodeOptions {
     sequencerUrl: string;
     /** Milliseconds between asks for the sequencer's head. Default 100. */
     pollMs?: number;
+    /**
+     * The sequencer's flashblock stream (ws:// or wss://), applied to this node's `pending`;
+     * default: its `/flashblocks` on the RPC URL's host; false: sealed blocks only.
+     */
+    flashblocksUrl?: string | false;
+    /** Flashblocks kept for blocks not imported yet. Default 64. */
+    maxBufferedFlashblocks?: number;
+    /** Largest stream message accepted, compressed or not (bytes). Default 16 MiB. */
+    maxFlashblockBytes?: number;
   };
 }
 

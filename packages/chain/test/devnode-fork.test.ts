@@ -40,7 +40,7 @@ describe('--fork-url', () => {
     const deployed = await send(a.url, { from, data: bytecode });
     const store = deployed.contractAddress as string;
     const set = (v: bigint) => encodeFunctionData({ abi, functionName: 'set', args: [v] });
-    await send(a.url, { from, to: store, data: set(42n) });
+    const set42 = await send(a.url, { from, to: store, data: set(42n) });
     await send(a.url, { from, to: X, value: hex(ETH) });
     await send(a.url, { from, to: Y, value: hex(3n * ETH) });
     const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
@@ -92,6 +92,20 @@ describe('--fork-url', () => {
     expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', hex(n)])).toBe(word(42n));
     expect(await rpc(a.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(99n));
     expect(BigInt(await rpc(a.url, 'eth_getBalance', [X, 'latest']))).toBe(ETH);
+    // State below the fork block is the remote's at that block.
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', deployed.blockNumber])).toBe(word(0n));
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', set42.blockNumber])).toBe(word(42n));
+    expect(await rpc(b.url, 'eth_getCode', [store, hex(n - 1n)])).toBe(
+      await rpc(a.url, 'eth_getCode', [store, 'latest']),
+    );
+    // eth_getProof: an account not written since the fork is proved by the remote at the fork
+    // block; one written since by this node's trie, against its own block's root.
+    expect(await rpc(b.url, 'eth_getProof', [Y, [], 'latest'])).toEqual(
+      await rpc(a.url, 'eth_getProof', [Y, [], hex(n)]),
+    );
+    const proof = await rpc(b.url, 'eth_getProof', [store, ['0x0', '0x1'], 'latest']);
+    expect(proof.storageProof.map((s: { value: string }) => s.value)).toEqual(['0x0', '0x0']);
+    expect(proof.accountProof.length).toBeGreaterThan(0);
     const bHead = await rpc(b.url, 'eth_getBlockByNumber', ['latest', false]);
 
     // Restart without A: what B read or wrote is answered from its data directory.
@@ -118,7 +132,8 @@ describe('--fork-url', () => {
       code: -32000,
       message: expect.stringContaining(`fork remote unreachable: ${a.url}`),
     });
-    await expect(rpc(b2.url, 'eth_getBlockByNumber', ['0x2', false])).rejects.toMatchObject({
+    // A transaction hash this node does not know could be one of A's blocks: A must answer.
+    await expect(rpc(b2.url, 'eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).rejects.toMatchObject({
       code: -32000,
       message: expect.stringContaining(a.url),
     });

@@ -34,6 +34,12 @@ export interface ChainFlags extends RpcLimitFlags {
   genesis?: string;
   /** `wharf chain follow --sequencer URL`: follow that sequencer instead of producing blocks. */
   sequencer?: string;
+  /** `wharf chain follow`: its flashblock stream (--flashblocks-url), or false (--no-flashblocks). */
+  flashblocks?: boolean;
+  flashblocksUrl?: string;
+  followPoll?: number;
+  followBuffer?: number;
+  followMaxMessage?: number;
   ephemeral?: boolean;
   /** false with --no-dev-methods. */
   devMethods?: boolean;
@@ -119,7 +125,17 @@ export async function startChain(
       ? { fork: { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.chainId } }
       : {}),
     forkTimeoutMs: flags.forkTimeout,
-    ...(flags.sequencer ? { follow: { sequencerUrl: flags.sequencer } } : {}),
+    ...(flags.sequencer
+      ? {
+          follow: {
+            sequencerUrl: flags.sequencer,
+            flashblocksUrl: flags.flashblocks === false ? false : flags.flashblocksUrl,
+            pollMs: flags.followPoll,
+            maxBufferedFlashblocks: flags.followBuffer,
+            maxFlashblockBytes: flags.followMaxMessage,
+          },
+        }
+      : {}),
     logger: logger.child({ part: 'chain' }),
     started,
   });

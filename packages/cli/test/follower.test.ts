@@ -1,27 +1,27 @@
 /**
- * Chain followers, for real: a sequencer (`wharf chain start`, 1 s blocks) and two followers
- * (`wharf chain follow --sequencer URL`), each its own process, under a stream of transfers.
- * Every block has the same hash on the followers as on the sequencer and each follower reaches the
- * sequencer's head; a transaction sent to a follower is forwarded and pre-confirmed by the
- * sequencer; a follower killed with -9 and restarted on its data dir catches up within 10 s; a
- * follower whose genesis differs refuses to start. With WHARF_TEST_FOLLOWER_RATE=200: also at most
- * one block behind at every sample (not met yet). Pending blocks re-executed from /flashblocks
- * are not built yet (docs/deploy/chain.md).
+ * Chain followers, for real: a sequencer (`wharf chain start`, 2 s blocks, 200 ms flashblocks)
+ * and two followers (`wharf chain follow --sequencer URL`), each its own process, under 200
+ * transfers a second. Every block the sequencer seals reaches each follower with the same hash
+ * within one block time (newHeads on each node); every flashblock the sequencer publishes is
+ * re-executed and shown by each follower within 400 ms with the same partial-block hash (each
+ * node's own /flashblocks stream, sent as its `pending` switches), and `pending` read over RPC
+ * agrees; a transaction sent to a follower is forwarded and pre-confirmed by the sequencer; a
+ * follower killed with -9 and restarted on its data dir catches up within 10 s; a follower
+ * whose genesis differs refuses to start. WHARF_TEST_FOLLOWER_RATE=N runs another rate.
  */
 import { parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { type Running, startWharf, tempDir, wharf } from './run-cli.js';
 
-const BLOCK_TIME_MS = 1_000;
+/** The sequencer's block time (wharf's default), and the bar for a follower's latest. */
+const BLOCK_TIME_MS = 2_000;
+/** The bar for a follower's pending: two flashblock intervals after the sequencer's. */
+const PENDING_LAG_MS = 400;
 const SENDERS = 20;
-/**
- * Transfers per second. The issue asks for followers within one block of the sequencer at 200/s;
- * this build does not hold that yet (docs/perf/2026-11-27-scaleout.md), so `npm test` runs the
- * functional checks at 20/s and `WHARF_TEST_FOLLOWER_RATE=200` runs the load check as well.
- */
-const loadCheck = process.env.WHARF_TEST_FOLLOWER_RATE !== undefined;
-const RATE = Number(process.env.WHARF_TEST_FOLLOWER_RATE ?? 20);
+/** Transfers per second (issue 34: 200). */
+const RATE = Number(process.env.WHARF_TEST_FOLLOWER_RATE ?? 200);
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const accounts = Array.from({ length: SENDERS }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
 
@@ -35,6 +35,81 @@ async function rpc<T = any>(url: string, method: string, params: unknown[] = [])
   const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
   if (body.error) throw Object.assign(new Error(body.error.message), { code: body.error.code });
   return body.result as T;
+}
+
+/**
+ * JSON-RPC over one WebSocket (the load's sends): a socket carries 200 requests a second at a
+ * fraction of what as many HTTP requests cost this process and the node, so the load measures the
+ * nodes, not the generator.
+ */
+async function wsClient(url: string) {
+  const ws = new WebSocket(url.replace(/^http/, 'ws'));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let id = 0;
+  ws.on('message', (data) => {
+    const m = JSON.parse(data.toString()) as { id: number; result?: unknown; error?: { message: string } };
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.error) w.reject(new Error(m.error.message));
+    else w.resolve(m.result);
+  });
+  return {
+    call(method: string, params: unknown[]) {
+      const n = ++id;
+      return new Promise((resolve, reject) => {
+        waiting.set(n, { resolve, reject });
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: n, method, params }));
+      });
+    },
+    close: () => ws.terminate(),
+  };
+}
+
+/**
+ * What a node showed, as seen from here: each sealed block (newHeads) and each flashblock of
+ * its own /flashblocks stream (keyed by block, index and partial-block hash), with arrival times.
+ */
+function watch(url: string) {
+  const heads = new Map<string, { number: number; at: number }>();
+  const flashblocks = new Map<string, { index: number; txs: number; at: number }>();
+  const ws = url.replace(/^http/, 'ws');
+  const stream = new WebSocket(`${ws}/flashblocks`);
+  const subs = new WebSocket(ws);
+  stream.on('message', (data) => {
+    const at = Date.now();
+    const m = JSON.parse(data.toString()) as {
+      index: number;
+      diff: { block_hash: string; transactions: string[] };
+      metadata: { block_number: number };
+    };
+    const key = `${m.metadata.block_number}:${m.index}:${m.diff.block_hash}`;
+    if (!flashblocks.has(key)) flashblocks.set(key, { index: m.index, txs: m.diff.transactions.length, at });
+  });
+  subs.on('open', () =>
+    subs.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] })),
+  );
+  subs.on('message', (data) => {
+    const at = Date.now();
+    const m = JSON.parse(data.toString()) as { params?: { result: { hash: string; number: string } } };
+    const h = m.params?.result;
+    if (h && !heads.has(h.hash)) heads.set(h.hash, { number: Number(h.number), at });
+  });
+  const opened = (s: WebSocket) =>
+    new Promise((resolve, reject) => s.once('open', resolve).once('error', reject));
+  const w = {
+    heads,
+    flashblocks,
+    closedAt: 0,
+    ready: Promise.all([opened(stream), opened(subs)]),
+    close() {
+      w.closedAt = Date.now();
+      stream.terminate();
+      subs.terminate();
+    },
+  };
+  return w;
 }
 
 interface Node {
@@ -104,45 +179,20 @@ describe('a sequencer and two followers under load', () => {
     if (sequencer) await stop(sequencer);
   }, 30_000);
 
-  it("keeps each follower on the sequencer's chain, pre-confirms what a follower forwards, and catches up a follower killed with -9", async () => {
+  it("keeps each follower's latest and pending on the sequencer's, pre-confirms what a follower forwards, and catches up a follower killed with -9", async () => {
     const nonces = await Promise.all(
       accounts.map(async (a) =>
         Number(await rpc<string>(sequencer.url, 'eth_getTransactionCount', [a.address, 'pending'])),
       ),
     );
-    // When each node first showed each block (number -> hash, time).
-    const seen = new Map<string, Map<number, { hash: string; at: number }>>();
-    const sample = async (name: string, url: string) => {
-      const block = await rpc<{ number: string; hash: string } | null>(url, 'eth_getBlockByNumber', [
-        'latest',
-        false,
-      ]).catch(() => null);
-      if (!block) return undefined;
-      const map = seen.get(name) ?? new Map<number, { hash: string; at: number }>();
-      seen.set(name, map);
-      const n = Number(block.number);
-      if (!map.has(n)) map.set(n, { hash: block.hash, at: Date.now() });
-      return n;
-    };
-    // How far behind each follower's head was, in blocks, at each sampling round (the three
-    // heads asked at once): one block time is one block, however long load makes a block take.
-    const behind: number[] = [];
-    let loading = true;
-    const sampler = (async () => {
-      while (loading) {
-        const heads = await Promise.all([
-          sample('sequencer', sequencer.url),
-          ...followers.map((f, i) => sample(`follower ${i}`, f.url)),
-        ]);
-        const [s, ...fs] = heads;
-        if (s !== undefined) for (const f of fs) if (f !== undefined) behind.push(s - f);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    })();
+    const nodes = [sequencer, ...followers];
+    // What each node showed, and when: sealed blocks (newHeads) and flashblocks (its own stream).
+    const watches = nodes.map((n) => watch(n.url));
+    await Promise.all(watches.map((w) => w.ready));
 
-    // RATE transfers per second for 8 s from twenty senders, signed beforehand and
-    // sent on schedule without waiting for the previous answer; every 5th through a follower,
-    // which forwards it to the sequencer.
+    // RATE transfers per second for 8 s from twenty senders, signed beforehand and sent on
+    // schedule over one WebSocket per node without waiting for the previous answer; every 5th
+    // through a follower, which forwards it to the sequencer.
     const durationMs = 8_000;
     const intervalMs = (1000 * SENDERS) / RATE;
     const perSender = Math.floor(durationMs / intervalMs);
@@ -164,6 +214,8 @@ describe('a sequencer and two followers under load', () => {
         ),
       ),
     );
+    const clients = new Map<string, Awaited<ReturnType<typeof wsClient>>>();
+    for (const n of nodes) clients.set(n.url, await wsClient(n.url));
     const start = Date.now();
     let sent = 0;
     let viaFollowers = 0;
@@ -179,28 +231,32 @@ describe('a sequencer and two followers under load', () => {
           if (through !== sequencer.url) viaFollowers++;
           const t0 = Date.now();
           answers.push(
-            rpc(through, 'eth_sendRawTransaction', [raw]).then(
-              () => sendMs.push(Date.now() - t0),
-              (e) =>
-                failures.push(
-                  `${through === sequencer.url ? 'sequencer' : 'follower'}: ${(e as Error).message}`,
-                ),
-            ),
+            clients
+              .get(through)!
+              .call('eth_sendRawTransaction', [raw])
+              .then(
+                () => sendMs.push(Date.now() - t0),
+                (e) =>
+                  failures.push(
+                    `${through === sequencer.url ? 'sequencer' : 'follower'}: ${(e as Error).message}`,
+                  ),
+              ),
           );
           sent++;
         }
       }),
     );
+    const rate = sent / ((Date.now() - start) / 1000);
     await Promise.all(answers);
+    for (const c of clients.values()) c.close();
     sendMs.sort((x, y) => x - y);
     console.log(
       `sends: p50 ${sendMs[Math.floor(sendMs.length / 2)]} ms, max ${sendMs[sendMs.length - 1]} ms; failures ${failures.length}: ${failures.slice(0, 3).join('; ')}`,
     );
     expect(failures).toEqual([]);
-    const rate = sent / ((Date.now() - start) / 1000);
 
     // A transaction sent to a follower is pre-confirmed by the sequencer: the sync variant answers
-    // with its receipt before the block is sealed.
+    // with its receipt before the block is sealed, and the follower shows it at pending.
     const a0 = accounts[0]!;
     const syncRaw = await a0.signTransaction({
       to: '0x000000000000000000000000000000000000f011',
@@ -217,56 +273,99 @@ describe('a sequencer and two followers under load', () => {
       'eth_sendRawTransactionSync',
       [syncRaw],
     );
+    const answeredAt = Date.now();
     expect(receipt.status).toBe('0x1');
     const preconfirmed = await rpc<{ blockHash: string } | null>(sequencer.url, 'eth_getTransactionReceipt', [
       receipt.transactionHash,
     ]);
     expect(preconfirmed).not.toBeNull();
-
-    await new Promise((r) => setTimeout(r, 2 * BLOCK_TIME_MS));
-    loading = false;
-    await sampler;
-
-    // Every block the sequencer showed during the run has the same hash on each follower.
-    const bySequencer = seen.get('sequencer')!;
-    const lags: number[] = [];
-    for (const [i] of followers.entries()) {
-      const byFollower = seen.get(`follower ${i}`)!;
-      for (const [n, s] of bySequencer) {
-        const f = byFollower.get(n);
-        if (!f) continue; // the follower went straight past it between two samples
-        expect(f.hash).toBe(s.hash);
-        lags.push(f.at - s.at);
-      }
-    }
-    // And each ends on the sequencer's head.
-    const head = await rpc<{ hash: string }>(sequencer.url, 'eth_getBlockByNumber', ['latest', false]);
+    const receiptLags: number[] = [];
     for (const f of followers) {
-      const until = Date.now() + 10_000;
       for (;;) {
-        const theirs = await rpc<{ hash: string }>(f.url, 'eth_getBlockByNumber', ['latest', false]);
-        if (theirs.hash === head.hash) break;
-        if (Date.now() > until) {
-          const [mine, seq] = await Promise.all([
-            rpc(f.url, 'eth_blockNumber'),
-            rpc(sequencer.url, 'eth_blockNumber'),
-          ]);
-          throw new Error(
-            `follower at block ${Number(mine)} has not reached the sequencer's ${Number(seq)} within 10 s`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 50));
+        const r = await rpc(f.url, 'eth_getTransactionReceipt', [receipt.transactionHash]);
+        if (r || Date.now() - answeredAt > 10 * PENDING_LAG_MS) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      receiptLags.push(Date.now() - answeredAt);
+    }
+
+    await new Promise((r) => setTimeout(r, BLOCK_TIME_MS + PENDING_LAG_MS));
+    for (const w of watches) w.close();
+    const [bySequencer, ...byFollowers] = watches;
+
+    // Every block the sequencer sealed meanwhile, with the same hash on each follower, within
+    // one block time; every flashblock it published, shown by each follower within 400 ms.
+    const blockLags: number[] = [];
+    const flashLags: number[] = [];
+    let flashblocksWithTxs = 0;
+    for (const [i, fw] of byFollowers.entries()) {
+      for (const [hash, s] of bySequencer!.heads) {
+        if (s.at > bySequencer!.closedAt - BLOCK_TIME_MS) continue; // too late to be due
+        const f = fw.heads.get(hash);
+        if (!f) throw new Error(`follower ${i} never showed block ${s.number} (${hash})`);
+        blockLags.push(f.at - s.at);
+      }
+      for (const [key, s] of bySequencer!.flashblocks) {
+        if (s.index === 0 || s.at > bySequencer!.closedAt - PENDING_LAG_MS) continue;
+        if (i === 0 && s.txs > 0) flashblocksWithTxs++;
+        const f = fw.flashblocks.get(key);
+        if (!f) throw new Error(`follower ${i} never showed flashblock ${key} (${s.txs} transactions)`);
+        flashLags.push(f.at - s.at);
       }
     }
-    lags.sort((x, y) => x - y);
-    const p = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))]!;
+    const stats = (xs: number[]) => {
+      xs.sort((x, y) => x - y);
+      const p = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+      return `p50 ${p(0.5)} ms, p99 ${p(0.99)} ms, max ${xs[xs.length - 1]} ms over ${xs.length}`;
+    };
     console.log(
-      `followers: ${sent} transfers at ${rate.toFixed(0)}/s (${viaFollowers} through followers); block lag behind the sequencer p50 ${p(0.5)} ms, p99 ${p(0.99)} ms, max ${lags[lags.length - 1]} ms over ${lags.length} blocks; at most ${Math.max(...behind)} block(s) behind`,
+      `followers: ${sent} transfers at ${rate.toFixed(0)}/s (${viaFollowers} through followers); latest behind the sequencer's: ${stats(blockLags)} blocks; pending behind: ${stats(flashLags)} flashblocks (${flashblocksWithTxs} with transactions)`,
     );
-    if (loadCheck) {
-      // The claim is about this load: the generator must have delivered it.
-      expect(rate).toBeGreaterThan(RATE * 0.9);
-      expect(Math.max(...behind)).toBeLessThanOrEqual(1);
+    console.log(
+      `the forwarded transaction's receipt on each follower after the sequencer's answer: ${receiptLags.join(', ')} ms`,
+    );
+    // The claim is about this load: the generator must have delivered it.
+    expect(rate).toBeGreaterThan(RATE * 0.9);
+    expect(flashblocksWithTxs).toBeGreaterThan(20);
+    expect(Math.max(...blockLags)).toBeLessThanOrEqual(BLOCK_TIME_MS);
+    expect(Math.max(...flashLags)).toBeLessThanOrEqual(PENDING_LAG_MS);
+    expect(Math.max(...receiptLags)).toBeLessThanOrEqual(PENDING_LAG_MS);
+
+    // And read over RPC, once the load is over: a transfer the sequencer pre-confirms is in each
+    // follower's pending block within 400 ms, and their pending transactions are the sequencer's.
+    const quietRaw = await accounts[1]!.signTransaction({
+      to: '0x000000000000000000000000000000000000f013',
+      value: 1n,
+      nonce: nonces[1]!++,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      chainId: 31337,
+      type: 'eip1559',
+    });
+    const quiet = await rpc<{ transactionHash: string }>(sequencer.url, 'eth_sendRawTransactionSync', [
+      quietRaw,
+    ]);
+    const shownAt = Date.now();
+    const seqPending = await rpc<{ number: string; transactions: string[] }>(
+      sequencer.url,
+      'eth_getBlockByNumber',
+      ['pending', false],
+    );
+    for (const f of followers) {
+      for (;;) {
+        const theirs = await rpc<{ number: string; transactions: string[] }>(f.url, 'eth_getBlockByNumber', [
+          'pending',
+          false,
+        ]);
+        if (theirs.transactions.includes(quiet.transactionHash)) {
+          if (theirs.number === seqPending.number)
+            expect(theirs.transactions).toEqual(seqPending.transactions);
+          break;
+        }
+        expect(Date.now() - shownAt).toBeLessThan(PENDING_LAG_MS);
+        await new Promise((r) => setTimeout(r, 10));
+      }
     }
 
     // kill -9 a follower, keep the sequencer busy, restart it on its data dir: caught up in 10 s.

@@ -105,7 +105,7 @@ export function apiErrorOf(response: Response, text: string): WharfApiError {
 }
 
 /** Seconds from a Retry-After header: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null): number | undefined {
+function parseRetryAfter(value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const date = Date.parse(value);

@@ -36,7 +36,7 @@ export interface RequesterOptions {
 }
 
 /** An absolute base URL without a trailing slash ('' stays '': same origin in a browser). */
-export function trimBaseUrl(baseUrl: string): string {
+function trimBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 

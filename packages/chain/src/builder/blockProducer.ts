@@ -14,11 +14,15 @@
  *       (blockOpener.ts: timestamp, dev header settings) ─> 'flashblock' (index 0)
  *
  * Also: events.ts (who is told), recovery.ts (restart), tickSignal.ts (a flashblock fell due),
- * poolState.ts (what the pool validates against), producerOptions.ts (settings, seal modes).
+ * poolState.ts (what the pool validates against), producerOptions.ts (settings, seal modes),
+ * following.ts (a follower's: its sequencer's flashblocks and sealed blocks, through the same
+ * PendingBlock and seal).
+ *
+ * One file (over 400 lines): it owns the queue and every change of the block being built; each
+ * part it coordinates is a file of its own, and what is left here is when each runs.
  */
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
-import { importBlock } from '../execution/importBlock.js';
 import type { PoolStateReader, TxPool } from '../txpool/types.js';
 import { BlockOpener, type NextHeader, type StateEdit } from './blockOpener.js';
 import {
@@ -34,6 +38,8 @@ import {
   type FlashblockOutcome,
 } from './flashblockAttempt.js';
 import { type FlashblockTiming, FlashblockTimer } from './flashblockTimer.js';
+import type { FlashblockVerdict, FollowedFlashblock, FollowedTx } from './followedBlocks.js';
+import { Following } from './following.js';
 import { BuilderMetrics } from './metrics.js';
 import type { PendingBlock, PendingSnapshot } from './pendingBlock.js';
 import { poolStateOf } from './poolState.js';
@@ -66,6 +72,7 @@ export class BlockProducer {
   private readonly sealer: Sealer;
   private readonly opener: BlockOpener;
   private readonly attempt: FlashblockAttemptDeps;
+  private readonly following: Following;
   private mode: SealMode;
 
   constructor(
@@ -85,7 +92,8 @@ export class BlockProducer {
     const fired = (timing: FlashblockTiming) => this.enqueue(() => this.onTick(timing));
     this.timer = new FlashblockTimer({ schedule, tick, events, now, intervalMs, fired });
     const journaling = () => this.mode === 'interval';
-    this.sealer = new Sealer({ journal: opts.journal, journaling, metrics, now, onError });
+    const copiedElsewhere = opts.following;
+    this.sealer = new Sealer({ journal: opts.journal, journaling, metrics, now, onError, copiedElsewhere });
     this.stager = new Stager({ flat: ctx.flat, pool, building, tick, now, stopped, onError });
     const { stager, sealer } = this;
     const enqueue = (fn: () => Promise<void>) => this.enqueue(fn);
@@ -95,6 +103,19 @@ export class BlockProducer {
     this.attempt = { stager, sealer, schedule, events, pool, hide, now, ...report };
     this.opener = new BlockOpener(ctx, now, opts.extraData);
     this.building = this.opener.open(ctx.blocks.head);
+    const setBuilding = (b: PendingBlock) => this.replaceBuilding(b);
+    const [seal, openFresh] = [() => this.sealPending(), (parent: Block) => this.openFresh(parent)];
+    const { onDropped } = opts;
+    this.following = new Following({
+      ctx,
+      events,
+      metrics,
+      building,
+      setBuilding,
+      seal,
+      openFresh,
+      onDropped,
+    });
   }
 
   /** What `pending` reads see: the block being built as of its last flashblock. Consumer: rpc. */
@@ -234,19 +255,25 @@ export class BlockProducer {
     });
   }
 
-  /**
-   * A follower's block, sealed by its sequencer: validated and imported (execution/importBlock.ts:
-   * header against the parent, every root recomputed), then the next block opens on it and the
-   * head's listeners run. Never on a producer that seals itself. Consumer: follower/blockFollower.ts.
-   */
-  importSealed(block: Block): Promise<void> {
-    return this.enqueue(async () => {
-      if (this.opts.mining) throw new Error('importSealed is for followers: this node seals its own blocks');
-      await importBlock(this.ctx, block);
-      this.openFresh(block);
-      this.events.emit('sealed', block, []);
-      this.events.emit('flashblock', this.building.snapshot);
-    });
+  /** A follower's: its sequencer's sealed block (following.ts). Consumer: follower/blockFollower.ts. */
+  importSealed(block: Block, txs?: readonly FollowedTx[]): Promise<void> {
+    return this.followerOnly(() => this.following.importSealed(block, txs));
+  }
+
+  /** A follower's: its sequencer's next flashblock (following.ts). Consumer: follower/flashblockFollower.ts. */
+  applyFlashblock(fb: FollowedFlashblock): Promise<FlashblockVerdict> {
+    return this.followerOnly(() => this.following.applyFlashblock(fb));
+  }
+
+  /** A follower's: reads what a flashblock will touch ahead of its turn on the queue. */
+  warmFollowed(fb: FollowedFlashblock): void {
+    this.following.warm(fb);
+  }
+
+  private followerOnly<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.opts.mining)
+      return Promise.reject(new Error('for followers only: this node seals its own blocks'));
+    return this.enqueue(fn);
   }
 
   // Listeners (events.ts says when each event fires); each returns its unsubscribe.
@@ -337,7 +364,10 @@ export class BlockProducer {
 
   /** Opens a new block on `parent` outside a seal (rewinds, imports): nothing staged carries over. */
   private openFresh(parent: Block): void {
-    this.building = this.opener.open(parent);
+    this.replaceBuilding(this.opener.open(parent));
+  }
+  private replaceBuilding(b: PendingBlock): void {
+    this.building = b;
     this.stager.blockSealed();
     this.hidden = undefined;
   }
@@ -358,7 +388,11 @@ export class BlockProducer {
     const started = this.now();
     const sealed = await this.sealer.seal(
       this.building,
-      (parent, warm) => this.opener.open(parent, undefined, warm),
+      (parent, warm) => {
+        // A follower's next block opens on the same trie once its flashblock 0 comes.
+        this.following.warmTrie = warm;
+        return this.opener.open(parent, undefined, warm);
+      },
       // The sealed block's batch is filled once the next block's first pre-confirmation is shown
       // (two intervals at most), not while the staging passes catch up after the seal.
       this.timer.running ? () => this.events.nextShown(2 * this.opts.flashblockInterval) : undefined,

@@ -41,6 +41,11 @@ export class BuilderMetrics {
   );
   flashblocks = 0;
   blocks = 0;
+  /**
+   * A follower's: flashblocks of its sequencer applied and dropped; blocks sealed from the
+   * flashblocks alone, re-executed on the pending block, and imported by execution/importBlock.ts.
+   */
+  readonly follow = { applied: 0, dropped: 0, fromFlashblocks: 0, reexecuted: 0, imported: 0 };
 
   render(): string {
     return `${[
@@ -57,6 +62,17 @@ export class BuilderMetrics {
       '# HELP wharf_blocks_sealed_total Blocks sealed by the builder.',
       '# TYPE wharf_blocks_sealed_total counter',
       `wharf_blocks_sealed_total ${this.blocks}`,
+      "# HELP wharf_follower_flashblocks_applied_total A follower's: the sequencer's flashblocks re-executed and shown.",
+      '# TYPE wharf_follower_flashblocks_applied_total counter',
+      `wharf_follower_flashblocks_applied_total ${this.follow.applied}`,
+      "# HELP wharf_follower_flashblocks_dropped_total A follower's: the sequencer's flashblocks dropped (their re-execution or the sealed block contradicted them, or one before them was missed).",
+      '# TYPE wharf_follower_flashblocks_dropped_total counter',
+      `wharf_follower_flashblocks_dropped_total ${this.follow.dropped}`,
+      "# HELP wharf_follower_blocks_total A follower's: blocks of the sequencer it sealed, by how (flashblocks: from the flashblocks alone; reexecuted: the rest of the sealed block executed on the pending block; imported: execution/importBlock.ts).",
+      '# TYPE wharf_follower_blocks_total counter',
+      `wharf_follower_blocks_total{path="flashblocks"} ${this.follow.fromFlashblocks}`,
+      `wharf_follower_blocks_total{path="reexecuted"} ${this.follow.reexecuted}`,
+      `wharf_follower_blocks_total{path="imported"} ${this.follow.imported}`,
     ].join('\n')}\n`;
   }
 }

@@ -62,6 +62,8 @@ export interface HeaderOverrides {
   gasLimit?: bigint;
   baseFee?: bigint;
   coinbase?: Uint8Array;
+  /** The header's prevRandao (mixHash); default keccak256(parent hash). A follower takes its sequencer's. */
+  prevRandao?: Uint8Array;
 }
 
 export type AddOutcome = { ok: true; included: IncludedTx } | { ok: false; reason: string; retry: boolean };
@@ -154,7 +156,7 @@ export class PendingBlock {
           gasLimit: overrides.gasLimit ?? p.gasLimit,
           coinbase: overrides.coinbase ?? new Uint8Array(20),
           // prevRandao: deterministic but changing per block.
-          mixHash: keccak256(parent.hash()),
+          mixHash: overrides.prevRandao ?? keccak256(parent.hash()),
           difficulty: 0n,
           extraData,
           // Only the fields the block's forks have (a geth chain may still be before London).

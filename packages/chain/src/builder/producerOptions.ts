@@ -15,6 +15,18 @@ export interface ProducerOptions {
   onError?: (e: unknown) => void;
   /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
   onLate?: (late: LateFlashblock) => void;
+  /** A follower's producer: blocks come from its sequencer (which keeps a copy of each). */
+  following?: boolean;
+  /** A follower dropped flashblocks of its sequencer (contradicted or missed), and why. */
+  onDropped?: (drop: DroppedFlashblocks) => void;
+}
+
+/** Flashblocks a follower dropped: never shown, or no longer shown. */
+export interface DroppedFlashblocks {
+  block: bigint;
+  /** How many (the one refused, or those the sealed block contradicted). */
+  count: number;
+  reason: string;
 }
 
 /**

@@ -29,6 +29,11 @@ export interface SealerOptions {
   metrics: BuilderMetrics;
   now: () => number;
   onError?: (e: unknown) => void;
+  /**
+   * The sealed blocks have another copy (a follower's sequencer): without a journal, the next
+   * block waits only for the block FlashblockJournal.FILES - 1 seals back, not for this one.
+   */
+  copiedElsewhere?: boolean;
 }
 
 /** A flashblock on disk, and its state root if it was computed beside the write. */
@@ -144,7 +149,8 @@ export class Sealer {
    */
   async afterSeal(s: SealedBlock, openJournal: boolean): Promise<void> {
     if (!this.journaled) {
-      await s.durable;
+      // A follower that dies with blocks not on disk fetches them again from its sequencer.
+      await (this.opts.copiedElsewhere ? s.before : s.durable);
       return;
     }
     if (!openJournal) return;

@@ -17,5 +17,5 @@ export interface ChainContext {
   flat: FlatStateReader;
   nodes: TrieNodeStore;
   /** Set on a fork (--fork-url): the remote below the fork block (state/forkState.ts). */
-  fork?: ForkBase & { source: ForkSource; number: bigint };
+  fork?: ForkBase & { source: ForkSource };
 }

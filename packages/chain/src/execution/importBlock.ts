@@ -16,7 +16,8 @@ export class ImportError extends Error {
   override readonly name = 'ImportError';
 }
 
-function checkHeader(block: Block, parent: Block, baseFee: BaseFeeParams): void {
+/** The header checks of an import (a follower runs them before its own re-execution too). */
+export function checkHeader(block: Block, parent: Block, baseFee: BaseFeeParams): void {
   const h = block.header;
   const p = parent.header;
   const fail = (what: string) => {

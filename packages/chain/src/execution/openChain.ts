@@ -90,7 +90,13 @@ function attachFork(
   );
   const below = new ForkState(source, ctx.store);
   ctx.store.tombstones = true;
-  ctx.fork = { root: hexToBytes(fork.stateRoot), below, source, number };
+  ctx.fork = {
+    root: hexToBytes(fork.stateRoot),
+    below,
+    source,
+    number,
+    at: (n) => new ForkState(source.at(n), ctx.store),
+  };
   ctx.flat.below = below;
   ctx.blocks.fork = { source, number, genesisHash: hexToBytes(fork.genesisHash) };
 }

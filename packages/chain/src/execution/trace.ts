@@ -82,12 +82,11 @@ export async function traceBlock(
   await limits.budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new Error('parent block not found');
-  const base = new TrieStateReader(
-    parent.header.stateRoot,
-    ctx.nodes,
-    (h) => ctx.store.get(keys.code(h)),
-    ctx.fork,
-  );
+  // Below a fork block the state is the remote's (state/forkState.ts).
+  const base =
+    ctx.fork && parent.header.number < ctx.fork.number
+      ? ctx.fork.at(parent.header.number)
+      : new TrieStateReader(parent.header.stateRoot, ctx.nodes, (h) => ctx.store.get(keys.code(h)), ctx.fork);
   const root = localRoot(parent.header.stateRoot, ctx.fork);
   // Pre-Byzantium receipts carry the intermediate state root.
   const state = new JournaledState(base, async (diff) => (await rootOf(ctx, root, base, diff)).root);

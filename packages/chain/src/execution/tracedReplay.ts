@@ -96,12 +96,11 @@ export async function traceBlockWith(
   await budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new TracerError('parent block not found');
-  const base = new TrieStateReader(
-    parent.header.stateRoot,
-    ctx.nodes,
-    (h) => ctx.store.get(keys.code(h)),
-    ctx.fork,
-  );
+  // Below a fork block the state is the remote's (state/forkState.ts).
+  const base =
+    ctx.fork && parent.header.number < ctx.fork.number
+      ? ctx.fork.at(parent.header.number)
+      : new TrieStateReader(parent.header.stateRoot, ctx.nodes, (h) => ctx.store.get(keys.code(h)), ctx.fork);
   const root = localRoot(parent.header.stateRoot, ctx.fork);
   // Pre-Byzantium receipts carry the intermediate state root.
   const rootOfState = async (diff: Parameters<typeof rootOf>[3]) =>

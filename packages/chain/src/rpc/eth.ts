@@ -217,6 +217,14 @@ export const ethMethods: Methods = {
     const r = await stateAt(c, p.blockOrHash(2));
     if (r.pending) throw serverError('proofs are not available for the pending block');
     const reader = c.reader.trieAt(r.header.stateRoot);
+    const fork = c.chain.fork;
+    // On a fork, an account this node has not written since the fork block (or any account
+    // below it) is the remote's: its proof is the remote's, against the remote block's root
+    // (docs/decisions/0144-fork-reads.md).
+    if (fork && (r.header.number < fork.number || !(await reader.localAccount(addr)))) {
+      const at = r.header.number < fork.number ? r.header.number : fork.number;
+      return fork.source.call('eth_getProof', [hex(addr), list, quantity(at)]);
+    }
     const account = await reader.readAccount(addr);
     const accountProof = await reader.trie().createProof(keccak256(addr));
     const storageTrie = await reader.storageTrie(addr);
@@ -224,10 +232,16 @@ export const ethMethods: Methods = {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       const raw = list[i] as string;
-      const value = storageTrie ? await storageTrie.get(keccak256(k)) : undefined;
+      const inTrie = storageTrie ? await storageTrie.get(keccak256(k)) : undefined;
+      // A fork: a slot not written since the fork has the remote's value (and a proof of absence).
+      const value = inTrie
+        ? (RLP.decode(inTrie) as Uint8Array)
+        : fork
+          ? await reader.readStorage(addr, k)
+          : undefined;
       storageProof.push({
         key: raw.length === 66 ? raw.toLowerCase() : quantity(bytesToBigint(k)),
-        value: quantity(value ? bytesToBigint(RLP.decode(value) as Uint8Array) : 0n),
+        value: quantity(value?.length ? bytesToBigint(value) : 0n),
         proof: storageTrie ? (await storageTrie.createProof(keccak256(k))).map(hex) : [],
       });
     }

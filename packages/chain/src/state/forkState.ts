@@ -24,7 +24,11 @@ const EMPTY = new Uint8Array(0);
 export interface ForkBase {
   /** The fork block's state root (the remote's): its local trie is the empty one. */
   root: Uint8Array;
+  /** The fork block's number. */
+  number: bigint;
   below: StateReader;
+  /** The remote's state at an older block (not kept: the remote answers each read). */
+  at(blockNumber: bigint): StateReader;
 }
 
 /** The trie root to open for a block's stateRoot: the empty trie for the fork block itself. */
@@ -34,7 +38,7 @@ export function localRoot(root: Uint8Array, fork: ForkBase | undefined): Uint8Ar
 
 export class ForkState implements StateReader {
   constructor(
-    private readonly source: ForkSource,
+    readonly source: ForkSource,
     private readonly store: Pick<ChainStore, 'get'>,
   ) {}
 

@@ -70,6 +70,8 @@ export async function resolve(d: ResolveDeps, t: BlockTag): Promise<Resolved | u
   if (!block) return undefined;
   const state = equalBytes(block.hash(), head.hash())
     ? d.flat
-    : new TrieStateReader(block.header.stateRoot, d.nodes, d.code, d.fork);
+    : d.fork && block.header.number < d.fork.number
+      ? d.fork.at(block.header.number) // below a fork block: the remote's state there
+      : new TrieStateReader(block.header.stateRoot, d.nodes, d.code, d.fork);
   return { block, header: block.header, state, pending: false };
 }

@@ -35,7 +35,7 @@ export class TrieStateReader implements StateReader {
   }
 
   /** The account as the local trie holds it (undefined: not in it). */
-  private async localAccount(address: Uint8Array): Promise<Account | undefined> {
+  async localAccount(address: Uint8Array): Promise<Account | undefined> {
     const raw = await this.trie().get(keccak256(address));
     return raw ? createAccountFromRLP(raw) : undefined;
   }

@@ -43,12 +43,19 @@ export interface ForkSourceOptions {
   blockNumber: bigint;
   /** Milliseconds a remote request may take. */
   timeoutMs: number;
+  /**
+   * Keep accounts and slots in the data directory (the fork block's state, read again and again).
+   * False for the state of older blocks (rarely read, answered by the remote each time); code is
+   * kept either way (by its hash: it cannot go stale).
+   */
+  keepState?: boolean;
 }
 
 export class ForkSource {
   readonly url: string;
   readonly blockNumber: bigint;
   private readonly timeoutMs: number;
+  private readonly keepState: boolean;
   private queue: Queued[] = [];
   private id = 0;
   /** Reads under way, by cache key: concurrent misses of one key ask the remote once. */
@@ -62,13 +69,22 @@ export class ForkSource {
     this.url = o.url;
     this.blockNumber = o.blockNumber;
     this.timeoutMs = o.timeoutMs;
+    this.keepState = o.keepState ?? true;
+  }
+
+  /** The same remote at another block, for the state of blocks below the fork block. */
+  at(blockNumber: bigint): ForkSource {
+    return new ForkSource(
+      { url: this.url, blockNumber, timeoutMs: this.timeoutMs, keepState: false },
+      this.store,
+    );
   }
 
   attach(store: ChainStore): void {
     this.store = store;
   }
 
-  private get blockTag(): string {
+  get blockTag(): string {
     return `0x${this.blockNumber.toString(16)}`;
   }
 
@@ -143,7 +159,7 @@ export class ForkSource {
   account(address: Uint8Array): Promise<RemoteAccount | null> {
     const key = keys.forkAccount(address);
     return this.once(key, async () => {
-      const cached = await this.store?.get(key);
+      const cached = this.keepState ? await this.store?.get(key) : undefined;
       if (cached) return decodeRemote(cached);
       const a = bytesToHex(address);
       const [balance, nonce, code] = await Promise.all([
@@ -158,7 +174,9 @@ export class ForkSource {
         codeHash: keccak256(bytes),
       };
       const exists = account.nonce > 0n || account.balance > 0n || bytes.length > 0;
-      const ops: [Uint8Array, Uint8Array][] = [[key, encodeRemote(exists ? account : null)]];
+      const ops: [Uint8Array, Uint8Array][] = this.keepState
+        ? [[key, encodeRemote(exists ? account : null)]]
+        : [];
       if (bytes.length) ops.unshift([keys.code(account.codeHash), bytes]);
       await this.store?.putMany(ops);
       return exists ? account : null;
@@ -169,7 +187,7 @@ export class ForkSource {
   storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     const key = keys.forkStorage(address, slot);
     return this.once(key, async () => {
-      const cached = await this.store?.get(key);
+      const cached = this.keepState ? await this.store?.get(key) : undefined;
       if (cached) return cached.subarray(1);
       const v = hexToBytes(
         await this.call<string>('eth_getStorageAt', [bytesToHex(address), bytesToHex(slot), this.blockTag]),
@@ -181,7 +199,7 @@ export class ForkSource {
       const stored = new Uint8Array(value.length + 1);
       stored[0] = 1;
       stored.set(value, 1);
-      await this.store?.putMany([[key, stored]]);
+      if (this.keepState) await this.store?.putMany([[key, stored]]);
       return value;
     });
   }

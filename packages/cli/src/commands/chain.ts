@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { toChecksumAddress } from '../checksum.js';
 import { type ChainFlags, startChain } from '../compose.js';
 import { createLogger, type LogFlags } from '../logger.js';
 import { progressBar } from '../progress.js';
-import { parseUrl } from '../flags.js';
+import { parsePositiveInteger, parseUrl } from '../flags.js';
 import { shutdownOnSignal } from '../shutdown.js';
 import { addChainOptions, addDataDirOption, addHostOption, addLogOptions } from './options.js';
 
@@ -32,12 +32,41 @@ export function registerChainCommands(program: Command): void {
   const follow = chain
     .command('follow')
     .description(
-      'run a follower of a sequencer: imports its sealed blocks (validated), answers reads, forwards transactions',
+      'run a follower of a sequencer: applies its flashblocks and imports its sealed blocks (both re-executed and checked), answers reads, forwards transactions',
     )
     .requiredOption(
       '--sequencer <url>',
       "the sequencer's JSON-RPC URL (http://host:8545)",
       parseUrl(['http:', 'https:']),
+    )
+    .addOption(
+      new Option(
+        '--flashblocks-url <url>',
+        "the sequencer's flashblock stream, applied to this node's pending block (default: /flashblocks on the --sequencer host)",
+      )
+        .env('WHARF_FLASHBLOCKS_URL')
+        .argParser(parseUrl(['ws:', 'wss:'])),
+    )
+    .addOption(
+      new Option('--no-flashblocks', 'import sealed blocks only: pending stays an empty block on latest'),
+    )
+    .addOption(
+      new Option('--follow-poll <ms>', "milliseconds between asks for the sequencer's head")
+        .env('WHARF_FOLLOW_POLL')
+        .argParser(parsePositiveInteger)
+        .default(100),
+    )
+    .addOption(
+      new Option('--follow-buffer <n>', 'flashblocks kept for blocks this follower has not imported yet')
+        .env('WHARF_FOLLOW_BUFFER')
+        .argParser(parsePositiveInteger)
+        .default(64),
+    )
+    .addOption(
+      new Option('--follow-max-message <bytes>', 'largest flashblock message accepted, compressed or not')
+        .env('WHARF_FOLLOW_MAX_MESSAGE')
+        .argParser(parsePositiveInteger)
+        .default(16 * 1024 * 1024, '16 MiB'),
     );
   addHostOption(follow);
   addDataDirOption(follow);

@@ -101,7 +101,7 @@ function comesFirst(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** The one 400 for a failed validation: the first field of `order`, its first rule. */
-export function validationError(errors: readonly ErrorObject[], order: readonly string[]): ServiceError {
+function validationError(errors: readonly ErrorObject[], order: readonly string[]): ServiceError {
   let best: { field: string; key: number[]; rule: string } | undefined;
   for (const error of errors) {
     const field = fieldOf(error);
