@@ -82,6 +82,7 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
   };
 }
 
+/** What the sealed blocks wrote (storage/chainStore.ts): the state diffs against the whole batches. */
 /** --ephemeral: the pool keeps no journal either. */
 const noTxJournal: TxJournal = {
   load: async () => [],
@@ -169,16 +170,19 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     'opened the chain',
   );
 
+  // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
+  // nothing of its own: no journal.
+  const journal =
+    ephemeral || options.follow
+      ? undefined
+      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
+          waitMs: options.journalWaitMs,
+        });
   const producer = new BlockProducer(ctx, {
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
-    // nothing of its own: no journal.
-    journal:
-      ephemeral || options.follow
-        ? undefined
-        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+    journal,
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
     following: options.follow !== undefined,
@@ -223,6 +227,27 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     help: 'Failed writes of the pool journal (the node kept serving).',
     registers: [producer.metrics.registry],
   });
+  // What the sealed blocks wrote to the database (chainStore.ts counts it), read when scraped.
+  const written = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [producer.metrics.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  written(
+    'wharf_state_diff_bytes_total',
+    "Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
+    () => ctx.store.written.stateDiffBytes,
+  );
+  written(
+    'wharf_block_batch_bytes_total',
+    "Bytes of the sealed blocks' database batches (keys and values, trie nodes included).",
+    () => ctx.store.written.batchBytes,
+  );
   const onJournalError = (err: Error) => {
     journalErrors.inc();
     log?.error({ err }, 'txpool journal write failed');
@@ -368,6 +393,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
+    deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
     close: () => {
       closed ??= (async () => {
         await following?.stop();

@@ -45,7 +45,7 @@ export class BuilderMetrics {
   });
   readonly journalAppend = new Histogram({
     name: 'wharf_journal_append_seconds',
-    help: "A flashblock's journal write (O_DSYNC: until its bytes are on disk), part of its build; its state root is computed meanwhile.",
+    help: "A flashblock's journal write (the writer thread's O_DSYNC write, until its bytes are on disk), part of its build; its state root is computed meanwhile.",
     buckets: [0.001, 0.0025, ...SECONDS],
     registers: this.registers,
   });
