@@ -6,6 +6,7 @@
 import { encodeFunctionData, type Hex, keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRpcLimits } from '../src/rpc/limits.js';
 import { compileStore } from './node-contract.js';
 import { rpc, startTestNode, type TestNode, waitFor } from './node-helpers.js';
 
@@ -117,6 +118,46 @@ describe('eth_sendRawTransactionSync', () => {
         message: expect.stringMatching(/timeout/),
       });
     expect(await rpcError('base_transactionStatus', ['0x12'])).toMatchObject({ code: -32602 });
+  });
+});
+
+describe('the waits as limits (--rpc-send-sync-timeout, --rpc-receipt-hold)', () => {
+  let limited: TestNode;
+  beforeAll(async () => {
+    limited = await startTestNode({
+      blockTime: 3,
+      flashblockInterval: 200,
+      limits: { ...defaultRpcLimits, sendSyncTimeoutMs: 400, receiptHoldMs: 0 },
+    });
+  });
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  it("cuts eth_sendRawTransactionSync's timeout to the node's, and never holds a receipt with a hold of 0", async () => {
+    const account = privateKeyToAccount(limited.accounts[0].privateKey);
+    // A nonce gap: pooled (queued), never pre-confirmed.
+    const gap = await account.signTransaction({
+      to: '0x00000000000000000000000000000000000b0b04',
+      value: 1n,
+      nonce: 1,
+      gas: 21000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      chainId: 31337,
+      type: 'eip1559',
+    });
+    let error: { code: number; message: string; data?: unknown } | undefined;
+    const started = performance.now();
+    await rpc(limited.url, 'eth_sendRawTransactionSync', [gap, 5000]).catch((e) => {
+      error = e;
+    });
+    expect(performance.now() - started).toBeLessThan(2500);
+    expect(error).toMatchObject({ code: 4, data: keccak256(gap), message: expect.stringMatching(/400 ms/) });
+    // Flashblocks come every 200 ms, so the default would hold this answer ~820 ms.
+    const asked = performance.now();
+    expect(await rpc(limited.url, 'eth_getTransactionReceipt', [keccak256(gap)])).toBeNull();
+    expect(performance.now() - asked).toBeLessThan(500);
   });
 });
 

@@ -37,6 +37,13 @@ export function parseSeconds(value: string): number {
   return Number(value);
 }
 
+/** Seconds, possibly fractional, more than 0 (a wait that 0 would make fail at once). */
+export function parsePositiveSeconds(value: string): number {
+  const s = parseSeconds(value);
+  if (s <= 0) throw new InvalidArgumentError(`expected more than 0 seconds (e.g. 6 or 0.5), got "${value}"`);
+  return s;
+}
+
 /** A duration such as "200ms", "1s", "2m", "4h" (a bare number is milliseconds), in milliseconds. */
 export function parseDuration(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());

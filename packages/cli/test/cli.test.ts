@@ -26,6 +26,11 @@ describe('wharf command line', () => {
     [['chain', 'start', '--balance', '-5'], /--balance <eth>.*expected an amount of ether/],
     [['chain', 'start', '--mnemonic', 'one two'], /--mnemonic <words>.*expected 12 to 24 words/],
     [['up', '--flashblock-interval', '0'], /--flashblock-interval <ms>.*at least 1/],
+    [
+      ['chain', 'start', '--rpc-send-sync-timeout', '0'],
+      /--rpc-send-sync-timeout <seconds>.*expected more than 0 seconds/,
+    ],
+    [['up', '--rpc-receipt-hold', 'soon'], /--rpc-receipt-hold <seconds>.*expected seconds/],
   ])('refuses a bad flag value naming the flag: %j', (args, message) => {
     const r = wharf(args);
     expect(r.code).not.toBe(0);
@@ -43,6 +48,12 @@ describe('wharf command line', () => {
     const r = wharf(['up'], { WHARF_PORT: 'not-a-port' });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/not-a-port/);
+    const hold = wharf(['chain', 'start'], { WHARF_RPC_RECEIPT_HOLD: '-1' });
+    expect(hold.code).not.toBe(0);
+    expect(hold.stderr).toMatch(/--rpc-receipt-hold <seconds>.*'-1' from env 'WHARF_RPC_RECEIPT_HOLD'/);
+    const help = wharf(['chain', 'start', '--help']);
+    expect(help.stdout).toMatch(/--rpc-send-sync-timeout <seconds>[\s\S]*WHARF_RPC_SEND_SYNC_TIMEOUT/);
+    expect(help.stdout).toMatch(/--rpc-receipt-hold <seconds>[\s\S]*WHARF_RPC_RECEIPT_HOLD/);
   });
 });
 

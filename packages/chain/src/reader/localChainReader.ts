@@ -94,10 +94,15 @@ export class LocalChainReader implements ChainReader {
         return { view, index: loc.index, tx: block.transactions[loc.index] };
       }
     }
-    const i = this.pendingIndexOf(p, hash);
-    if (i !== undefined) {
-      const view = pendingView(p);
-      return { view, index: i, tx: view.block.transactions[i] };
+    // A flashblock shown during the lookup may have pre-confirmed it: the snapshot as it is now
+    // too (without it a receipt asked for just before a flashblock answered null, and ethers'
+    // tx.wait() waited for the seal).
+    for (const q of new Set([p, this.s.pending()])) {
+      const i = this.pendingIndexOf(q, hash);
+      if (i !== undefined) {
+        const view = pendingView(q);
+        return { view, index: i, tx: view.block.transactions[i] };
+      }
     }
     // A fork: a transaction below the fork block is the remote's.
     const remote = opts.localOnly ? undefined : await blocks.remoteTxLocation(hash);

@@ -10,15 +10,13 @@ import { inclusionOf } from './inclusion.js';
 import type { Params } from './params.js';
 import { receiptOf } from './receipts.js';
 
-/** Default and maximum wait of eth_sendRawTransactionSync, in ms (Base's figures). */
-export const SEND_SYNC_TIMEOUT_MS = 6000;
-
 /**
  * The optional timeout: a whole number of milliseconds (Base and EIP-7966 send a JSON number;
- * a hex quantity, as some clients send, is read too). Above the maximum: the maximum.
+ * a hex quantity, as some clients send, is read too). Absent or above `max` (the node's
+ * `sendSyncTimeoutMs`, Base's 6,000 by default): `max`.
  */
-function timeoutOf(p: Params): number {
-  if (!p.has(1)) return SEND_SYNC_TIMEOUT_MS;
+function timeoutOf(p: Params, max: number): number {
+  if (!p.has(1)) return max;
   const v = p.raw(1);
   let ms: number;
   if (typeof v === 'number') {
@@ -28,9 +26,9 @@ function timeoutOf(p: Params): number {
   } else if (typeof v === 'string') {
     const q = p.quantity(1);
     if (q === 0n) p.fail(1, 'expected a positive number of milliseconds, got 0');
-    ms = q > BigInt(SEND_SYNC_TIMEOUT_MS) ? SEND_SYNC_TIMEOUT_MS : Number(q);
+    ms = q > BigInt(max) ? max : Number(q);
   } else return p.fail(1, 'expected a number of milliseconds');
-  return Math.min(ms, SEND_SYNC_TIMEOUT_MS);
+  return Math.min(ms, max);
 }
 
 export const baseMethods: Methods = {
@@ -42,7 +40,7 @@ export const baseMethods: Methods = {
   eth_sendRawTransactionSync: method(['data', 'timeout'], 1, async (p, c) => {
     const raw = p.data(0);
     if (raw.length === 0) p.fail(0, 'empty transaction');
-    const ms = timeoutOf(p);
+    const ms = timeoutOf(p, c.limits.sendSyncTimeoutMs);
     const t = await c.pool.add(raw);
     const hash = Uint8Array.from(Buffer.from(t.hash.slice(2), 'hex'));
     const found = await inclusionOf(c).waitFor(c, hash, ms);

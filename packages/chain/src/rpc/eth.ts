@@ -149,14 +149,17 @@ export const ethMethods: Methods = {
   }),
   eth_getTransactionReceipt: method(['transactionHash'], 1, async (p, c) => {
     const hash = p.hash(0);
+    // Asked before the lookup: the flashblock that pre-confirms it takes it out of the pool, and
+    // may be shown while the lookup reads storage.
+    const pooled = c.pool.get(hex(hash)) !== undefined;
     let f = await findTx(c, hash);
     // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
     // waits for it (four intervals at most), so a client that asks right after sending gets the
-    // receipt, not null and a wait for the next block (decision 0121).
-    if (!f && c.pool.get(hex(hash))) {
+    // receipt, not null and a wait for the next block (decision 0121). Without a hold, one more
+    // look: it may have been pre-confirmed and sealed during the first.
+    if (!f && pooled) {
       const watch = inclusionOf(c);
-      const hold = watch.receiptHoldMs();
-      if (hold > 0) f = await watch.waitFor(c, hash, hold);
+      f = await watch.waitFor(c, hash, watch.receiptHoldMs());
     }
     return f ? receiptOf(c, f) : null;
   }),

@@ -39,6 +39,16 @@ export interface RpcLimits {
   httpHeadersTimeoutMs: number;
   /** Time a client has to send a whole HTTP request (headers and body), in ms. */
   httpRequestTimeoutMs: number;
+  /**
+   * The longest eth_sendRawTransactionSync waits for the receipt, in ms: its default and the cap
+   * of its timeout parameter (Base: 6,000). A waiting request holds its connection and a timer.
+   */
+  sendSyncTimeoutMs: number;
+  /**
+   * The longest eth_getTransactionReceipt holds its answer for a transaction the pool holds, in
+   * ms (decision 0121: four flashblock intervals, at most this); 0: never held.
+   */
+  receiptHoldMs: number;
 }
 
 export const defaultRpcLimits: RpcLimits = {
@@ -55,6 +65,8 @@ export const defaultRpcLimits: RpcLimits = {
   wsMaxBufferedBytes: 16 * 1024 * 1024,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
+  sendSyncTimeoutMs: 6_000,
+  receiptHoldMs: 1_000,
 };
 
 /** A fresh budget (deadline starts now) and the gas cap, for one request's executions. */

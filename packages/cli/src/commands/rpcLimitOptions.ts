@@ -4,7 +4,7 @@
  */
 import type { RpcLimits } from '@wharf/chain';
 import { type Command, Option } from 'commander';
-import { parseBigInt, parseInteger, parseSeconds } from '../flags.js';
+import { parseBigInt, parseInteger, parsePositiveSeconds, parseSeconds } from '../flags.js';
 
 export interface RpcLimitFlags {
   rpcGasCap: bigint;
@@ -20,6 +20,8 @@ export interface RpcLimitFlags {
   rpcWsMaxBuffer: number;
   rpcHeaderTimeout: number;
   rpcRequestTimeout: number;
+  rpcSendSyncTimeout: number;
+  rpcReceiptHold: number;
 }
 
 const option = <T>(
@@ -162,6 +164,26 @@ export function addRpcLimitOptions(cmd: Command): Command {
         30,
         '30',
       ),
+    )
+    .addOption(
+      option(
+        '--rpc-send-sync-timeout <seconds>',
+        'WHARF_RPC_SEND_SYNC_TIMEOUT',
+        "longest eth_sendRawTransactionSync waits for the receipt (its default, and its timeout's cap)",
+        parsePositiveSeconds,
+        6,
+        '6',
+      ),
+    )
+    .addOption(
+      option(
+        '--rpc-receipt-hold <seconds>',
+        'WHARF_RPC_RECEIPT_HOLD',
+        'longest eth_getTransactionReceipt waits for a pooled transaction to be pre-confirmed (0: never)',
+        parseSeconds,
+        1,
+        '1',
+      ),
     );
 }
 
@@ -180,5 +202,8 @@ export function rpcLimitsOf(f: RpcLimitFlags): RpcLimits {
     wsMaxBufferedBytes: f.rpcWsMaxBuffer,
     httpHeadersTimeoutMs: Math.round(f.rpcHeaderTimeout * 1000),
     httpRequestTimeoutMs: Math.round(f.rpcRequestTimeout * 1000),
+    // At least 1 ms: a fraction that rounds to 0 would time every call out at once.
+    sendSyncTimeoutMs: Math.max(1, Math.round(f.rpcSendSyncTimeout * 1000)),
+    receiptHoldMs: Math.round(f.rpcReceiptHold * 1000),
   };
 }
