@@ -9,6 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeFunctionData } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ChainStore } from '../src/storage/chainStore.js';
+import { ForkSource } from '../src/storage/forkSource.js';
 import { compileStore } from './node-contract.js';
 import { rpc, startTestNode, type TestNode, tempDir, waitFor } from './node-helpers.js';
 
@@ -162,4 +164,41 @@ describe('--fork-url', () => {
     silent.closeAllConnections();
     silent.close();
   }, 60_000);
+
+  it('asks for many accounts in one JSON-RPC batch, and never again once kept', async () => {
+    const a = await startTestNode({ blockTime: 0 });
+    nodes.push(a);
+    // A proxy in front of A that counts HTTP requests and the calls they carry.
+    const seen: number[] = [];
+    const proxy = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks).toString();
+      const parsed = JSON.parse(body);
+      seen.push(Array.isArray(parsed) ? parsed.length : 1);
+      const r = await fetch(a.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      res.setHeader('content-type', 'application/json');
+      res.end(await r.text());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const store = await ChainStore.openInMemory();
+    const source = new ForkSource({ url, blockNumber: 0n, timeoutMs: 5_000 }, store);
+    const addresses = [a.accounts[0].address, a.accounts[1].address, X, Y, NEVER_READ].map((h) =>
+      Uint8Array.from(Buffer.from(h.slice(2), 'hex')),
+    );
+    const got = await source.accounts(addresses);
+    expect(seen).toEqual([15]); // one request: balance, nonce and code of five accounts
+    expect(got[0]?.balance).toBe(10_000n * ETH);
+    expect(got[2]).toBeNull();
+    const again = await new ForkSource({ url, blockNumber: 0n, timeoutMs: 5_000 }, store).accounts(addresses);
+    const plain = (xs: typeof got) =>
+      xs.map(
+        (x) => x && { nonce: x.nonce, balance: x.balance, codeHash: Buffer.from(x.codeHash).toString('hex') },
+      );
+    expect(plain(again)).toEqual(plain(got));
+    expect(seen).toEqual([15]); // kept: no second request
+    await store.close();
+    proxy.close();
+  });
 });

@@ -44,7 +44,7 @@ export class FlatStateReader implements StateReader {
    * Deletions are then stored as empty values (ChainStore.tombstones), so a missing key means
    * "ask below" and an empty one "gone".
    */
-  below?: StateReader;
+  below?: StateReader & { readAccounts?(addresses: Uint8Array[]): Promise<(Account | undefined)[]> };
 
   constructor(private readonly store: ChainStore) {}
 
@@ -110,15 +110,18 @@ export class FlatStateReader implements StateReader {
     const got = await this.store.getMany([...want.values()].map((a) => keys.account(a)));
     if (v !== this.version) return;
     let i = 0;
-    const below: Promise<unknown>[] = [];
+    const missing: [string, Uint8Array][] = [];
     for (const [k, address] of want) {
       const raw = got[i++];
-      if (raw === undefined && this.below)
-        // Asked together (one batch to the remote); a failure is the read's to report, not ours.
-        below.push(this.readAccountKeyed(k, address).catch(() => {}));
+      if (raw === undefined && this.below) missing.push([k, address]);
       else this.accounts.set(k, raw?.length ? createAccountFromRLP(raw) : null);
     }
-    await Promise.all(below);
+    if (!missing.length || !this.below?.readAccounts) return;
+    // A fork: the accounts never written here, asked from the remote in one batch. A failure is
+    // the read's to report (it asks again), not the prefetch's.
+    const remote = await this.below.readAccounts(missing.map(([, a]) => a)).catch(() => undefined);
+    if (!remote || v !== this.version) return;
+    for (let j = 0; j < missing.length; j++) this.accounts.set(missing[j][0], remote[j] ?? null);
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {

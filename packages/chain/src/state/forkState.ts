@@ -48,6 +48,13 @@ export class ForkState implements StateReader {
     return a ? new Account(a.nonce, a.balance, EMPTY_ROOT, a.codeHash) : undefined;
   }
 
+  /** Many accounts in one remote batch (the builder's prefetch of a pass's recipients). */
+  async readAccounts(addresses: Uint8Array[]): Promise<(Account | undefined)[]> {
+    return (await this.source.accounts(addresses)).map((a) =>
+      a ? new Account(a.nonce, a.balance, EMPTY_ROOT, a.codeHash) : undefined,
+    );
+  }
+
   readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     return this.source.storage(address, slot);
   }

@@ -156,31 +156,47 @@ export class ForkSource {
    * The account at the fork block, or null when it does not exist there (nonce, balance and code
    * all empty). Its code is kept under its hash, where the flat state reads code.
    */
-  account(address: Uint8Array): Promise<RemoteAccount | null> {
-    const key = keys.forkAccount(address);
-    return this.once(key, async () => {
-      const cached = this.keepState ? await this.store?.get(key) : undefined;
-      if (cached) return decodeRemote(cached);
-      const a = bytesToHex(address);
-      const [balance, nonce, code] = await Promise.all([
-        this.call<string>('eth_getBalance', [a, this.blockTag]),
-        this.call<string>('eth_getTransactionCount', [a, this.blockTag]),
-        this.call<string>('eth_getCode', [a, this.blockTag]),
-      ]);
-      const bytes = hexToBytes(code);
-      const account: RemoteAccount = {
-        nonce: BigInt(nonce),
-        balance: BigInt(balance),
-        codeHash: keccak256(bytes),
-      };
-      const exists = account.nonce > 0n || account.balance > 0n || bytes.length > 0;
-      const ops: [Uint8Array, Uint8Array][] = this.keepState
-        ? [[key, encodeRemote(exists ? account : null)]]
-        : [];
-      if (bytes.length) ops.unshift([keys.code(account.codeHash), bytes]);
-      await this.store?.putMany(ops);
-      return exists ? account : null;
+  async account(address: Uint8Array): Promise<RemoteAccount | null> {
+    return (await this.accounts([address]))[0];
+  }
+
+  /**
+   * Many accounts: the kept ones in one LevelDB call, the others in ONE JSON-RPC batch
+   * (eth_getBalance, eth_getTransactionCount and eth_getCode each), kept in one LevelDB batch.
+   */
+  async accounts(addresses: Uint8Array[]): Promise<(RemoteAccount | null)[]> {
+    const cacheKeys = addresses.map((a) => keys.forkAccount(a));
+    const cached =
+      this.keepState && this.store ? await this.store.getMany(cacheKeys) : addresses.map(() => undefined);
+    const out: Promise<RemoteAccount | null>[] = addresses.map((address, i) => {
+      const hit = cached[i];
+      if (hit) return Promise.resolve(decodeRemote(hit));
+      // Issued in this same turn for every miss: they go in one batch (see call()).
+      return this.once(cacheKeys[i], () => this.fetchAccount(address, cacheKeys[i]));
     });
+    return Promise.all(out);
+  }
+
+  private async fetchAccount(address: Uint8Array, key: Uint8Array): Promise<RemoteAccount | null> {
+    const a = bytesToHex(address);
+    const [balance, nonce, code] = await Promise.all([
+      this.call<string>('eth_getBalance', [a, this.blockTag]),
+      this.call<string>('eth_getTransactionCount', [a, this.blockTag]),
+      this.call<string>('eth_getCode', [a, this.blockTag]),
+    ]);
+    const bytes = hexToBytes(code);
+    const account: RemoteAccount = {
+      nonce: BigInt(nonce),
+      balance: BigInt(balance),
+      codeHash: keccak256(bytes),
+    };
+    const exists = account.nonce > 0n || account.balance > 0n || bytes.length > 0;
+    const ops: [Uint8Array, Uint8Array][] = this.keepState
+      ? [[key, encodeRemote(exists ? account : null)]]
+      : [];
+    if (bytes.length) ops.unshift([keys.code(account.codeHash), bytes]);
+    if (ops.length) await this.store?.putMany(ops);
+    return exists ? account : null;
   }
 
   /** A slot at the fork block (leading zeros stripped; empty for zero). */
