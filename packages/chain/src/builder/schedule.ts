@@ -11,14 +11,8 @@
  * 0034-fold-root-ahead-and-stop-at-deadline.md, 0050-lead-margin-20ms-staging-stop-10ms-before.md.
  */
 
-/**
- * Recent flashblock build times kept to decide how early the next one starts: 40 s of 200 ms
- * flashblocks, so that their 98th percentile is the fourth longest. With 50 it was the longest:
- * one slow build (a GC, a busy machine) set the lead to its cap for the next 10 s, and every
- * transaction arriving in that lead waited for the flashblock after (decision 0123). A rise in
- * load still counts at once (the longest of the last five).
- */
-const BUILD_TIMES_KEPT = 200;
+/** Recent flashblock build times kept to decide how early the next one starts. */
+const BUILD_TIMES_KEPT = 50;
 /** Which of the kept build times the lead covers, the margin added, and its cap (of an interval). */
 const LEAD_PERCENTILE = 0.98;
 const LEAD_MARGIN_MS = 20;
