@@ -201,6 +201,7 @@ async function main() {
   const rss = [{ t: 0, ...rssOf() }];
   const cpuAtStart = machineCpu();
   const ioAtStart = processIo(pid);
+  const storeAtStart = await storeFigures(node.url);
   const cpuOfNodeAtStart = processCpu(pid);
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
@@ -251,6 +252,7 @@ async function main() {
   clearInterval(rssTimer);
   const cpuAtEnd = machineCpu();
   const ioAtEnd = processIo(pid);
+  const storeAtEnd = await storeFigures(node.url);
   const cpuOfNodeAtEnd = processCpu(pid);
   const ioSeconds = (now() - start) / 1000;
   clearInterval(heapTimer);
@@ -444,6 +446,19 @@ async function main() {
       `node disk I/O (/proc/pid/io): wrote ${mbps('write_bytes')} MB/s, read ${mbps('read_bytes')} MB/s`,
     );
   }
+  // Write amplification: what reached the disk per sealed block, against the state the block
+  // changed (flat-state keys and values, wharf_state_diff_bytes_total) and its batch's bytes.
+  let diskWrittenPerBlockBytes;
+  if (ioAtStart && ioAtEnd && storeAtStart && storeAtEnd && storeAtEnd.blocks > storeAtStart.blocks) {
+    const blocks = storeAtEnd.blocks - storeAtStart.blocks;
+    diskWrittenPerBlockBytes = Math.round((ioAtEnd.write_bytes - ioAtStart.write_bytes) / blocks);
+    const per = (k) => (storeAtEnd[k] - storeAtStart[k]) / blocks;
+    const kb = (x) => `${(x / 1024).toFixed(1)} KB`;
+    const diff = per('stateDiffBytes');
+    lines.push(
+      `node disk written per sealed block: ${kb(diskWrittenPerBlockBytes)} over ${blocks} blocks; the block's state diff ${kb(diff)} (${diff ? (diskWrittenPerBlockBytes / diff).toFixed(1) : '-'}x), its LevelDB batch ${kb(per('batchBytes'))}`,
+    );
+  }
   // Whether the node keeps up is a question of its CPU time: its main thread can use one core.
   if (cpuOfNodeAtStart !== undefined && cpuOfNodeAtEnd !== undefined) {
     const s = cpuOfNodeAtEnd - cpuOfNodeAtStart;
@@ -467,6 +482,7 @@ async function main() {
         sealMeanMs: sealMean,
         rssMb: rss,
         heap,
+        diskWrittenPerBlockBytes,
       },
       null,
       2,
@@ -498,6 +514,21 @@ function leastSquares(samples) {
   const slope = vt ? cov / vt : 0;
   const at = (t) => mm + slope * (t - mt);
   return { from: at(samples[0].t), to: at(samples[n - 1].t) };
+}
+
+/** Sealed blocks and the bytes of their state diffs and batches so far, from the node's /metrics. */
+async function storeFigures(url) {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const v = (name) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+    return {
+      blocks: v('wharf_blocks_sealed_total'),
+      stateDiffBytes: v('wharf_state_diff_bytes_total'),
+      batchBytes: v('wharf_block_batch_bytes_total'),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A process's I/O counters (bytes), Linux only. */

@@ -90,6 +90,19 @@ async function chainConfigOf(o: ChainNodeOptions): Promise<ChainConfig> {
   };
 }
 
+/** What the sealed blocks wrote (storage/chainStore.ts): the state diffs against the whole batches. */
+function storeMetrics(w: { stateDiffBytes: number; batchBytes: number }): string {
+  return [
+    "# HELP wharf_state_diff_bytes_total Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
+    '# TYPE wharf_state_diff_bytes_total counter',
+    `wharf_state_diff_bytes_total ${w.stateDiffBytes}`,
+    "# HELP wharf_block_batch_bytes_total Bytes of the sealed blocks' database batches (keys and values, trie nodes included).",
+    '# TYPE wharf_block_batch_bytes_total counter',
+    `wharf_block_batch_bytes_total ${w.batchBytes}`,
+    '',
+  ].join('\n');
+}
+
 /** --ephemeral: the pool keeps no journal either. */
 const noTxJournal: TxJournal = {
   load: async () => [],
@@ -177,16 +190,19 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     'opened the chain',
   );
 
+  // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
+  // nothing of its own: no journal.
+  const journal =
+    ephemeral || options.follow
+      ? undefined
+      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
+          waitMs: options.journalWaitMs,
+        });
   const producer = new BlockProducer(ctx, {
     blockTime: options.blockTime,
     flashblockInterval: options.flashblockInterval,
     mining: options.mining,
-    // In memory (--ephemeral) nothing survives a stop anyway, and a follower pre-confirms
-    // nothing of its own: no journal.
-    journal:
-      ephemeral || options.follow
-        ? undefined
-        : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal')),
+    journal,
     onError: (e) => log?.error({ err: e }, 'block production failed'),
     onLate: lateFlashblockLogger(log, Date.now, started),
     following: options.follow !== undefined,
@@ -346,6 +362,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
                 producer.metrics.render() +
                 processMetrics.render() +
                 journalMetrics(journalErrors) +
+                storeMetrics(ctx.store.written) +
                 (following?.metrics() ?? ''),
             }
           : undefined,
@@ -375,6 +392,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
+    deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
     close: () => {
       closed ??= (async () => {
         await following?.stop();

@@ -21,6 +21,11 @@ export interface ChainNodeOptions {
   /** false: never seal (imported chains, conformance runs). */
   mining: boolean;
   /**
+   * Longest wait for the flashblock journal's disk, in ms: past it the flashblock is not shown
+   * and its transactions wait for the next (decision 0210). Default 2,000.
+   */
+  journalWaitMs?: number;
+  /**
    * The block being built in the spec table's null shape: `eth_getBlockByNumber("pending")` with
    * `number` and `hash` null, pre-confirmed receipts (and their logs) with `blockHash` null.
    * Default false: Base's shape (`number` = latest + 1, the zero hash), which ethers v6 and cast
@@ -114,6 +119,11 @@ export interface ChainNode {
   wsUrl: string;
   chainId: bigint;
   accounts: DevAccount[];
+  /**
+   * Kernel ids (Linux) of the node's threads that flashblocks wait for (the journal's writer):
+   * a host that lowers its helper threads' priority leaves these alone (decision 0011).
+   */
+  deadlineThreadIds?: number[];
   /** Stops serving, flushes storage and closes it. */
   close(): Promise<void>;
 }

@@ -89,6 +89,11 @@ describe('--fork-url', () => {
     // A slot set to zero reads zero, not the remote's value.
     await send(b.url, { from, to: store, data: set(0n) });
     expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(0n));
+    // A revert to before a write puts back this node's zero, not the remote's value.
+    const snap = await rpc(b.url, 'evm_snapshot');
+    await send(b.url, { from, to: store, data: set(9n) });
+    expect(await rpc(b.url, 'evm_revert', [snap])).toBe(true);
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', 'latest'])).toBe(word(0n));
     // Past blocks of B and the fork block itself.
     expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', afterSeven])).toBe(word(7n));
     expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', hex(n)])).toBe(word(42n));

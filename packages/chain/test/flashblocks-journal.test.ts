@@ -1,8 +1,9 @@
 /** The flashblock journal file: what a crash can leave behind, and what load() makes of it. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
+import { JournalWriter } from '../src/builder/journalWriter.js';
 import { tempDir } from './node-helpers.js';
 
 const dirs: string[] = [];
@@ -80,4 +81,68 @@ describe('FlashblockJournal', () => {
     expect((await again.load()).map((x) => x.txs)).toEqual([[tx(1)]]);
     await again.close();
   });
+
+  it('keeps appends asked together in order, each settled once on disk (one writer thread, group commit)', async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p);
+    await j.openBlock({ number: 4n, parentHash, timestamp: 9n });
+    // Not awaited one by one: they queue in the writer, which takes them together.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => j.append(i + 1, [tx(i)])));
+    await j.close();
+    const again = await FlashblockJournal.open(p);
+    const [b] = await again.load();
+    expect(b.txs).toEqual(Array.from({ length: 20 }, (_, i) => tx(i)));
+    expect(b.lastIndex).toBe(20);
+    await again.close();
+  });
+
+  it('gives up an append the disk does not confirm within the budget, and never replays it if it lands later', async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p, { waitMs: 100 });
+    await j.openBlock({ number: 3n, parentHash, timestamp: 1n });
+    await j.append(1, [tx(1)]);
+    // A fault: the disk confirms the next append 400 ms late (the bytes do land).
+    const original = JournalWriter.prototype.write;
+    const write = vi.spyOn(JournalWriter.prototype, 'write').mockImplementationOnce(async function (
+      this: JournalWriter,
+      op,
+    ) {
+      await original.call(this, op);
+      await new Promise((r) => setTimeout(r, 400));
+    });
+    try {
+      await expect(j.append(2, [tx(2), tx(3)])).rejects.toThrow(
+        /did not confirm a write within 100 ms \(--journal-wait\): flashblock 2 is not shown/,
+      );
+    } finally {
+      write.mockRestore();
+    }
+    // The builder tries flashblock 2 again with what it has then.
+    await j.append(2, [tx(3)]);
+    await j.close();
+    const again = await FlashblockJournal.open(p);
+    const [b] = await again.load();
+    expect(b.txs).toEqual([tx(1), tx(3)]);
+    expect(b.lastIndex).toBe(2);
+    await again.close();
+  });
+
+  it('refuses a journal whose files cannot be opened, naming the cause', async () => {
+    const p = path.join(journalPath(), 'missing-dir', 'flashblocks.journal');
+    await expect(FlashblockJournal.open(p)).rejects.toThrow(/cannot open the flashblock journal: ENOENT/);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    "names its writer thread, a thread of this process (kept at the main thread's priority by the CLI)",
+    async () => {
+      const j = await FlashblockJournal.open(journalPath());
+      try {
+        expect(j.threadId).toBeGreaterThan(0);
+        expect(j.threadId).not.toBe(process.pid);
+        expect(fs.readdirSync('/proc/self/task').map(Number)).toContain(j.threadId);
+      } finally {
+        await j.close();
+      }
+    },
+  );
 });

@@ -363,6 +363,10 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
     // The journal took every flashblock that carried transactions.
     expect(value('wharf_journal_append_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^wharf_seal_durable_wait_seconds_count \d+$/m);
+    // What the sealed blocks wrote: their state diffs, inside their whole batches (bench/preconf.mjs
+    // sets the disk's bytes against them).
+    expect(value('wharf_state_diff_bytes_total')).toBeGreaterThan(0);
+    expect(value('wharf_block_batch_bytes_total')).toBeGreaterThan(value('wharf_state_diff_bytes_total'));
     // The node's own memory and event loop, for an operator watching it under load.
     expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 2 ** 20);
     expect(value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);

@@ -19,6 +19,8 @@ export interface ChainFlags extends RpcLimitFlags {
   chainId?: bigint;
   blockTime: number;
   flashblockInterval: number;
+  /** --journal-wait, in ms. */
+  journalWait?: number;
   mining: boolean;
   /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
   pendingNulls?: boolean;
@@ -105,6 +107,7 @@ export async function startChain(
     chainId: flags.chainId ?? 31337n,
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
+    journalWaitMs: flags.journalWait,
     mining: flags.mining,
     pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,
@@ -136,8 +139,9 @@ export async function startChain(
     logger: logger.child({ part: 'chain' }),
     started,
   });
-  // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first.
-  lowerHelperThreads();
+  // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first,
+  // and the journal's writer (a flashblock waits for it) keeps the main thread's priority.
+  lowerHelperThreads(undefined, undefined, undefined, node.deadlineThreadIds ?? []);
   return node;
 }
 

@@ -15,11 +15,15 @@ import os from 'node:os';
 /** How much lower than the main thread the helpers run (nice values, higher is lower). */
 export const HELPER_NICE = 10;
 
-/** Sets every thread of this process but the main one to the main thread's nice + `by`; returns how many. */
+/**
+ * Sets every thread of this process but the main one and `keep` (threads a deadline waits for:
+ * ChainNode.deadlineThreadIds) to the main thread's nice + `by`; returns how many.
+ */
 export function lowerHelperThreads(
   by = HELPER_NICE,
   taskDir = '/proc/self/task',
   mainTid = process.pid,
+  keep: readonly number[] = [],
 ): number {
   let tids: string[];
   try {
@@ -31,7 +35,7 @@ export function lowerHelperThreads(
   let n = 0;
   for (const t of tids) {
     const tid = Number(t);
-    if (tid === mainTid) continue;
+    if (tid === mainTid || keep.includes(tid)) continue;
     try {
       os.setPriority(tid, nice);
       n++;

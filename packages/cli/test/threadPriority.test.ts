@@ -29,6 +29,28 @@ describe('lowerHelperThreads', () => {
     }
   });
 
+  it.runIf(linux)(
+    "leaves the threads a deadline waits for (ChainNode.deadlineThreadIds) at the main thread's nice",
+    async () => {
+      // Two workers, each telling its kernel thread id, as the journal's writer does.
+      const src = `const { parentPort } = require('node:worker_threads');
+      parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
+      setInterval(() => {}, 1000);`;
+      const workers = [new Worker(src, { eval: true }), new Worker(src, { eval: true })];
+      try {
+        const [kept, lowered] = await Promise.all(
+          workers.map((w) => new Promise<number>((r) => w.once('message', r))),
+        );
+        const main = os.getPriority(process.pid);
+        lowerHelperThreads(HELPER_NICE, undefined, undefined, [kept]);
+        expect(os.getPriority(kept)).toBe(main);
+        expect(os.getPriority(lowered)).toBe(Math.min(19, main + HELPER_NICE));
+      } finally {
+        await Promise.all(workers.map((w) => w.terminate()));
+      }
+    },
+  );
+
   it('does nothing where threads cannot be listed', () => {
     expect(lowerHelperThreads(HELPER_NICE, '/nonexistent/task')).toBe(0);
   });

@@ -2,8 +2,11 @@
  * The route schemas validate (http/validation.ts): with several broken fields the 400 names the
  * first in the spec's order (app_url, wallet_addresses, title, message, target_path) and its first
  * rule; the first broken entry of wallet_addresses by index; bodies are not coerced (a number is
- * not a title); a query string's integer is decimal digits; null target_path is absent.
+ * not a title); a query string's integer is decimal digits; null target_path is absent. The
+ * client API's pins: a valid but unregistered app URL is 404 before the rest of the body.
  */
+import { privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { APP_URL, addressOf, backends, cleanupBackends, startApp, type TestApp } from './helpers.js';
 
@@ -91,5 +94,63 @@ describe('schema validation', () => {
       'notification_enabled must be true or false',
     );
     expect((await users('limit=abc')).json().message).toBe('app_url is required');
+  });
+
+  it('client API: 404 for an unregistered app URL comes before the body’s other 400s', async () => {
+    t = await startApp(backends[0]!, { publicUrl: 'http://platform.test' });
+    const host = 'platform.test';
+    const wallet = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+    const { nonce } = (
+      await t.app.inject({ method: 'POST', url: '/api/v1/client/auth/nonce', headers: { host } })
+    ).json();
+    const message = createSiweMessage({
+      address: wallet.address,
+      chainId: 31337,
+      domain: host,
+      nonce,
+      uri: `http://${host}/`,
+      version: '1',
+    });
+    const verified = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/client/auth/verify',
+      headers: { host },
+      payload: { message, signature: await wallet.signMessage({ message }) },
+    });
+    const auth = { authorization: `Bearer ${verified.json().token}` };
+    const post = (url: string, payload: unknown) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/client/apps/${url}`,
+        headers: auth,
+        payload: payload as object,
+      });
+    const unregistered = await post('pin', {
+      app_url: 'https://nobody.example',
+      notifications_enabled: 'yes',
+    });
+    expect([unregistered.statusCode, unregistered.json().message]).toEqual([
+      404,
+      'https://nobody.example is not a registered app',
+    ]);
+    const broken = await post('pin', { app_url: 'ftp://x', notifications_enabled: 'yes' });
+    expect([broken.statusCode, broken.json().message]).toEqual([
+      400,
+      'app_url must be an absolute http(s) URL',
+    ]);
+    const badFlag = await post('pin', { app_url: APP_URL, notifications_enabled: 'yes' });
+    expect([badFlag.statusCode, badFlag.json().message]).toEqual([
+      400,
+      'notifications_enabled must be true or false',
+    ]);
+    for (const enabled of [undefined, null, 'true'])
+      expect((await post('notifications', { app_url: APP_URL, enabled })).json().message).toBe(
+        'enabled must be true or false',
+      );
+    const inbox = (query: string) =>
+      t.app.inject({ method: 'GET', url: `/api/v1/client/notifications?${query}`, headers: auth });
+    expect((await inbox('limit=1e2&unread=maybe')).json().message).toBe('limit must be an integer');
+    expect((await inbox('unread=maybe')).json().message).toBe('unread must be true or false');
+    expect((await inbox('limit=5000')).statusCode).toBe(200); // clamped to 200, not refused
   });
 });

@@ -300,6 +300,8 @@ export class DevControls implements DevApi {
         storage.set(a, have);
       }
     }
+    // A fork keeps a deletion as an empty value: a missing key would read the remote's.
+    const gone = this.ctx.fork ? new Uint8Array(0) : undefined;
     const then = new TrieStateReader(
       snap.head.stateRoot,
       this.ctx.nodes,
@@ -313,12 +315,12 @@ export class DevControls implements DevApi {
       if (s.cleared) for (const key of await store.storageKeys(address)) ops.push({ key });
       for (const slot of s.slots) {
         const v = await then.readStorage(address, hexToBytes(slot));
-        ops.push({ key: keys.storage(address, hexToBytes(slot)), value: v.length ? v : undefined });
+        ops.push({ key: keys.storage(address, hexToBytes(slot)), value: v.length ? v : gone });
       }
     }
     for (const a of accounts) {
       const account = await then.readAccount(hexToBytes(a));
-      ops.push({ key: keys.account(hexToBytes(a)), value: account?.serialize() });
+      ops.push({ key: keys.account(hexToBytes(a)), value: account?.serialize() ?? gone });
     }
     for (let n = snap.head.number + 1n; n <= head; n++) {
       const hash = await store.hashByNumber(n);

@@ -1,7 +1,7 @@
 /**
  * The flashblock journal: what the builder has pre-confirmed in the block being built, on disk
- * before anyone can see it. Each flashblock is appended (a synchronous write), then published. Three
- * files, taken by block number modulo 3: a sealed block's batch reaches LevelDB behind the seal
+ * before anyone can see it. Each flashblock is appended, then published. Three files, taken by
+ * block number modulo 3: a sealed block's batch reaches LevelDB behind the seal
  * (storage/chainStore.ts), so its records must outlive the opening of the next blocks; the
  * builder opens block n+1 (which starts over the file of block n-2) only once n-2 is on disk.
  * With two files the seal of block n waited for block n-1's batch, and a LevelDB write stall
@@ -10,15 +10,25 @@
  * After a crash the node replays each journaled block past the head (same header inputs, same
  * transactions, same order) and seals it.
  *
- *   open (index 0) ─> <path>.<number % 3>: [block number, parent hash, timestamp]  truncate + write (O_DSYNC)
- *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append (O_DSYNC, synchronous)
+ *   open (index 0) ─> <path>.<number % 3>: [block number, parent hash, timestamp]  truncate + write
+ *   flashblock n   ─> the same file: [record: index n, raw transactions in order]  append
+ *   budget passed  ─> the same file: [void n]  (flashblock n was not shown: replay drops it)
+ *
+ * The writes are made by a worker thread with its own descriptors (journalWriter.ts, O_DSYNC,
+ * group commit): the event loop only waits for the answer, so a stalled disk delays the
+ * flashblock, not the requests (decision 0210). The builder waits `waitMs` at most for an
+ * append; past it the append fails (the flashblock is not shown, its transactions stay for the
+ * next one) and a void record follows it, so that if the write lands later, replay skips it.
  *
  * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
  * mid-append) is ignored, as is a file whose first record does not open a block.
  */
-import { constants, writeSync } from 'node:fs';
-import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { bytesToHex, hexToBytes } from '../primitives/hex.js';
+import { JournalWriter } from './journalWriter.js';
+
+/** How long the builder waits for an append by default (ms): `--journal-wait`. */
+export const DEFAULT_JOURNAL_WAIT_MS = 2_000;
 
 /** The inputs of a block's header that are not derived from its parent. */
 export interface JournaledOpen {
@@ -36,35 +46,47 @@ export interface JournaledBlock extends JournaledOpen {
 
 type OpenRecord = { k: 'open'; number: string; parentHash: string; timestamp: string };
 type TxsRecord = { k: 'txs'; index: number; txs: string[] };
+/** The append of flashblock `index` just before it was given up (budget passed): never shown. */
+type VoidRecord = { k: 'void'; index: number };
+type JournalRecord = OpenRecord | TxsRecord | VoidRecord;
+
+export interface FlashblockJournalOptions {
+  /** Longest wait for one append, in ms; past it the append fails. Default DEFAULT_JOURNAL_WAIT_MS. */
+  waitMs?: number;
+}
 
 export class FlashblockJournal {
   /** How many files the journal rotates through: the blocks whose records it keeps at once. */
   static readonly FILES = 3;
-  private files?: FileHandle[];
+  private writer?: JournalWriter;
   /** The file of the block being built. */
-  private current?: FileHandle;
+  private current?: number;
+  private readonly waitMs: number;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    opts: FlashblockJournalOptions,
+  ) {
+    this.waitMs = opts.waitMs ?? DEFAULT_JOURNAL_WAIT_MS;
+  }
+
+  /**
+   * The writer thread's kernel id (Linux): a thread the flashblocks wait for, which must not be
+   * run at the helpers' lower priority (decision 0011).
+   */
+  get threadId(): number | undefined {
+    return this.writer?.threadId;
+  }
 
   /** The files of the journal at `path`: `<path>.0`, `<path>.1`, `<path>.2`. */
   static fileNames(path: string): string[] {
     return Array.from({ length: FlashblockJournal.FILES }, (_, i) => `${path}.${i}`);
   }
 
-  /** Opens the journal at `path`; reading what it holds is `load()`. */
-  static async open(path: string): Promise<FlashblockJournal> {
-    const j = new FlashblockJournal(path);
-    const files: FileHandle[] = [];
-    try {
-      // O_DSYNC: a write returns once its bytes are on disk, so an append is one trip to the
-      // thread pool (write, then fdatasync, took two, the second only once this thread was free).
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC;
-      for (const name of FlashblockJournal.fileNames(path)) files.push(await open(name, flags));
-    } catch (e) {
-      for (const f of files) await f.close();
-      throw e;
-    }
-    j.files = files;
+  /** Opens the journal at `path` (its writer thread); reading what it holds is `load()`. */
+  static async open(path: string, opts: FlashblockJournalOptions = {}): Promise<FlashblockJournal> {
+    const j = new FlashblockJournal(path, opts);
+    j.writer = await JournalWriter.start(FlashblockJournal.fileNames(path));
     return j;
   }
 
@@ -89,27 +111,38 @@ export class FlashblockJournal {
       parentHash: bytesToHex(o.parentHash),
       timestamp: o.timestamp.toString(),
     };
-    if (!this.files) throw new Error('flashblock journal is closed');
-    const fh = this.files[Number(o.number % BigInt(FlashblockJournal.FILES))];
-    await fh.truncate(0);
-    // Opened for appending: the write lands at the (new) end.
-    await fh.write(encodeRecord(rec));
-    this.current = fh;
+    if (!this.writer) throw new Error('flashblock journal is closed');
+    const file = Number(o.number % BigInt(FlashblockJournal.FILES));
+    await this.writer.write({ op: 'truncate', file, bytes: encodeRecord(rec) });
+    this.current = file;
   }
 
   /**
    * Appends flashblock `index` to the open block, on disk when the returned promise settles.
-   * The write is synchronous, on this thread: an asynchronous write came back later than the
-   * write itself took, queued in libuv's pool behind the database's reads
-   * (docs/decisions/0033-synchronous-journal-write.md). Blocking costs little here: the builder
-   * has nothing else to do until the flashblock is on disk, and the RPC server holds new
-   * requests while a flashblock is due.
+   * Rejects if the write failed, or did not finish within the budget (`waitMs`): then a void
+   * record is queued behind it, so a write that lands late is never replayed.
    */
   async append(index: number, txs: readonly Uint8Array[]): Promise<void> {
-    if (!this.current) throw new Error('flashblock journal is closed or has no open block');
+    const writer = this.writer;
+    const file = this.current;
+    if (!writer || file === undefined) throw new Error('flashblock journal is closed or has no open block');
     const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
-    const bytes = encodeRecord(rec);
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.current.fd, bytes, at);
+    const written = writer.write({ op: 'append', file, bytes: encodeRecord(rec) });
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.waitMs);
+    });
+    try {
+      if ((await Promise.race([written, budget])) !== 'late') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    written.catch(() => {});
+    const voided: VoidRecord = { k: 'void', index };
+    writer.write({ op: 'append', file, bytes: encodeRecord(voided) }).catch(() => {});
+    throw new Error(
+      `the flashblock journal's disk did not confirm a write within ${this.waitMs} ms (--journal-wait): flashblock ${index} is not shown, its transactions wait for the next`,
+    );
   }
 
   /**
@@ -117,19 +150,17 @@ export class FlashblockJournal {
    * (evm_revert dropped those blocks). `openBlock` starts the next one.
    */
   async reset(): Promise<void> {
-    if (!this.files) throw new Error('flashblock journal is closed');
-    for (const f of this.files) {
-      await f.truncate(0);
-      await f.datasync();
-    }
+    if (!this.writer) throw new Error('flashblock journal is closed');
+    await this.writer.write({ op: 'reset' });
     this.current = undefined;
   }
 
+  /** Waits for the writes asked so far, then closes the files. */
   async close(): Promise<void> {
-    const files = this.files;
-    this.files = undefined;
+    const writer = this.writer;
+    this.writer = undefined;
     this.current = undefined;
-    for (const f of files ?? []) await f.close();
+    await writer?.close();
   }
 }
 
@@ -141,25 +172,27 @@ async function loadFile(path: string): Promise<JournaledBlock | undefined> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
-  let block: JournaledBlock | undefined;
+  let opened: OpenRecord | undefined;
+  let appended: TxsRecord[] = [];
   for (const rec of decodeRecords(bytes)) {
     if (rec.k === 'open') {
-      block = {
-        number: BigInt(rec.number),
-        parentHash: hexToBytes(rec.parentHash),
-        timestamp: BigInt(rec.timestamp),
-        txs: [],
-        lastIndex: 0,
-      };
-    } else if (block && rec.k === 'txs') {
-      for (const t of rec.txs) block.txs.push(hexToBytes(t));
-      block.lastIndex = rec.index;
-    }
+      opened = rec;
+      appended = [];
+    } else if (opened && rec.k === 'txs') appended.push(rec);
+    // The appends of that flashblock not shown (given up): the last ones with its index.
+    else if (rec.k === 'void') while (appended.at(-1)?.index === rec.index) appended.pop();
   }
-  return block;
+  if (!opened) return undefined;
+  return {
+    number: BigInt(opened.number),
+    parentHash: hexToBytes(opened.parentHash),
+    timestamp: BigInt(opened.timestamp),
+    txs: appended.flatMap((r) => r.txs.map(hexToBytes)),
+    lastIndex: appended.at(-1)?.index ?? 0,
+  };
 }
 
-function encodeRecord(rec: OpenRecord | TxsRecord): Buffer {
+function encodeRecord(rec: JournalRecord): Buffer {
   const body = Buffer.from(JSON.stringify(rec), 'utf8');
   const out = Buffer.allocUnsafe(4 + body.length);
   out.writeUInt32BE(body.length, 0);
@@ -167,8 +200,8 @@ function encodeRecord(rec: OpenRecord | TxsRecord): Buffer {
   return out;
 }
 
-function decodeRecords(bytes: Buffer): (OpenRecord | TxsRecord)[] {
-  const out: (OpenRecord | TxsRecord)[] = [];
+function decodeRecords(bytes: Buffer): JournalRecord[] {
+  const out: JournalRecord[] = [];
   let at = 0;
   while (at + 4 <= bytes.length) {
     const len = bytes.readUInt32BE(at);

@@ -31,7 +31,7 @@ export class BuilderMetrics {
   readonly seal = new Histogram('wharf_seal_seconds', 'Time to seal and store a block.', SECONDS);
   readonly journalAppend = new Histogram(
     'wharf_journal_append_seconds',
-    "A flashblock's journal write (O_DSYNC: until its bytes are on disk), part of its build; its state root is computed meanwhile.",
+    "A flashblock's journal write (the writer thread's O_DSYNC write, until its bytes are on disk), part of its build; its state root is computed meanwhile.",
     [0.001, 0.0025, ...SECONDS],
   );
   readonly sealDurableWait = new Histogram(

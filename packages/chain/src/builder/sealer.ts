@@ -4,7 +4,7 @@
  * journal's rotation (a block's journal file starts over only once the block that used it last
  * is on disk). Invariant: nothing is shown before it is on disk, in the journal or in LevelDB.
  *
- *   flashblock k:  journal.append (O_DSYNC)  beside  PendingBlock.prepare (state root)
+ *   flashblock k:  journal.append (writer thread, O_DSYNC)  beside  PendingBlock.prepare (state root)
  *   seal n:        prepareSeal ─> commit (head moves; batch filled after `fillAfter`) ─> durable
  *                  [block n-2 durable] ─> journal.openBlock(n+1) ─> the first append of n+1 may go
  *
@@ -89,9 +89,8 @@ export class Sealer {
     const { now } = this.opts;
     const from = now();
     const out: JournaledFlashblock = {};
-    // One synchronous write (the journal's files are O_DSYNC), made once the state root's
-    // computation has begun (it runs in the microtask after): the root's trie reads proceed
-    // in the thread pool while the write blocks this thread.
+    // The write runs on the journal's writer thread (O_DSYNC) while this thread computes the
+    // state root: a disk that stalls delays this flashblock, not the requests (decision 0210).
     const raws = b.staged.map((t) => t.raw);
     // The block's opening record first (written behind the seal; long done by now, as a rule).
     const journaled = this.journalOpened

@@ -65,6 +65,15 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .argParser(parsePositiveInteger)
         .default(200),
     )
+    .addOption(
+      new Option(
+        '--journal-wait <duration>',
+        "longest wait for the flashblock journal's disk; past it the flashblock is not shown and its transactions wait for the next",
+      )
+        .env('WHARF_JOURNAL_WAIT')
+        .argParser(parseDuration)
+        .default(2000, '2s'),
+    )
     .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
     .addOption(
       new Option(

@@ -16,6 +16,7 @@ import type { Notification } from '../delivery/path.js';
 import { invalid, ServiceError } from '../errors.js';
 import type { PreferencesStore } from '../preferences/store.js';
 import { normalizeAppUrl } from './appUrl.js';
+import { limits } from './limits.js';
 
 export interface ClientDeps {
   projects: ProjectsRepository;
@@ -96,17 +97,27 @@ export async function signOut(deps: Pick<ClientDeps, 'sessions'>, session: Clien
   return { success: true as const };
 }
 
-async function registeredAppUrl(deps: ClientDeps, raw: unknown): Promise<string> {
-  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
-    throw invalid('app_url', 'is required');
-  }
-  if (typeof raw !== 'string') throw invalid('app_url', 'must be a string');
+async function registeredAppUrl(deps: Pick<ClientDeps, 'projects'>, raw: string): Promise<string> {
   const result = normalizeAppUrl(raw);
   if (!result.ok) throw invalid('app_url', result.reason);
   if ((await deps.projects.appUrlOwner(result.appUrl)) === undefined) {
     throw new ServiceError('NOT_FOUND', `${result.appUrl} is not a registered app`);
   }
   return result.appUrl;
+}
+
+/**
+ * The 404 of an app URL that is valid but not registered, checked before the rest of the body
+ * (the routes' preValidation): a body whose app_url is itself broken is left to the schema.
+ */
+export async function requireRegisteredAppUrl(
+  deps: Pick<ClientDeps, 'projects'>,
+  body: unknown,
+): Promise<void> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const raw = (body as Record<string, unknown>).app_url;
+  if (typeof raw !== 'string' || !normalizeAppUrl(raw).ok) return;
+  await registeredAppUrl(deps, raw);
 }
 
 export interface AppState {
@@ -121,13 +132,13 @@ async function stateOf(deps: ClientDeps, appUrl: string, address: string): Promi
   return { appUrl, appPinned, notificationsEnabled: appPinned && status?.notificationsEnabled === true };
 }
 
-export async function pinApp(deps: ClientDeps, address: string, body: unknown): Promise<AppState> {
-  const source = objectBody(body);
-  const appUrl = await registeredAppUrl(deps, source.app_url);
-  const enabled = source.notifications_enabled;
-  if (enabled !== undefined && typeof enabled !== 'boolean') {
-    throw invalid('notifications_enabled', 'must be true or false');
-  }
+export async function pinApp(
+  deps: ClientDeps,
+  address: string,
+  body: { app_url: string; notifications_enabled?: boolean },
+): Promise<AppState> {
+  const appUrl = await registeredAppUrl(deps, body.app_url);
+  const enabled = body.notifications_enabled;
   await deps.preferences.pin(appUrl, address, {
     ...(enabled === undefined ? {} : { notificationsEnabled: enabled }),
     now: deps.clock(),
@@ -135,8 +146,12 @@ export async function pinApp(deps: ClientDeps, address: string, body: unknown): 
   return stateOf(deps, appUrl, address);
 }
 
-export async function unpinApp(deps: ClientDeps, address: string, body: unknown): Promise<AppState> {
-  const appUrl = await registeredAppUrl(deps, objectBody(body).app_url);
+export async function unpinApp(
+  deps: ClientDeps,
+  address: string,
+  body: { app_url: string },
+): Promise<AppState> {
+  const appUrl = await registeredAppUrl(deps, body.app_url);
   await deps.preferences.unpin(appUrl, address, deps.clock());
   return { appUrl, appPinned: false, notificationsEnabled: false };
 }
@@ -144,16 +159,14 @@ export async function unpinApp(deps: ClientDeps, address: string, body: unknown)
 export async function setAppNotifications(
   deps: ClientDeps,
   address: string,
-  body: unknown,
+  body: { app_url: string; enabled: boolean },
 ): Promise<AppState> {
-  const source = objectBody(body);
-  const appUrl = await registeredAppUrl(deps, source.app_url);
-  if (typeof source.enabled !== 'boolean') throw invalid('enabled', 'must be true or false');
-  const outcome = await deps.preferences.setNotifications(appUrl, address, source.enabled, deps.clock());
+  const appUrl = await registeredAppUrl(deps, body.app_url);
+  const outcome = await deps.preferences.setNotifications(appUrl, address, body.enabled, deps.clock());
   if (outcome === 'not-pinned') {
     throw new ServiceError('CONFLICT', `pin ${appUrl} before changing its notifications`);
   }
-  return { appUrl, appPinned: true, notificationsEnabled: source.enabled };
+  return { appUrl, appPinned: true, notificationsEnabled: body.enabled };
 }
 
 export async function pinnedApps(deps: ClientDeps, address: string) {
@@ -176,22 +189,11 @@ interface InboxCursor {
 export async function listInbox(
   deps: ClientDeps,
   address: string,
-  query: unknown,
+  query: { limit?: number; unread?: boolean; cursor?: string },
 ): Promise<{ notifications: InboxItem[]; unreadCount: number; nextCursor?: string }> {
-  const source = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
-  let limit = 50;
-  if (source.limit !== undefined) {
-    if (typeof source.limit !== 'string' || !/^-?\d+$/.test(source.limit))
-      throw invalid('limit', 'must be an integer');
-    limit = Number(source.limit);
-    if (limit < 1) throw invalid('limit', 'must be at least 1');
-    limit = Math.min(limit, 200);
-  }
-  let unreadOnly = false;
-  if (source.unread !== undefined) {
-    if (source.unread === 'true') unreadOnly = true;
-    else if (source.unread !== 'false') throw invalid('unread', 'must be true or false');
-  }
+  const source = query;
+  const limit = Math.min(query.limit ?? limits.inboxPageDefault, limits.inboxPageMax);
+  const unreadOnly = query.unread === true;
   let before: string | undefined;
   if (typeof source.cursor === 'string' && source.cursor !== '') {
     let cursor: InboxCursor;
@@ -230,7 +232,8 @@ export async function markInboxRead(
   if (source.all === true) {
     updated = await deps.inbox.markRead(address, { all: true }, deps.clock());
   } else if (Array.isArray(source.ids)) {
-    if (source.ids.length > 1000) throw invalid('ids', 'must have at most 1,000 entries');
+    if (source.ids.length > limits.readIdsMax)
+      throw invalid('ids', `must have at most ${limits.readIdsMax.toLocaleString('en-US')} entries`);
     source.ids.forEach((id, i) => {
       if (typeof id !== 'string') throw invalid(`ids[${i}]`, 'must be a notification id');
     });

@@ -7,7 +7,7 @@
  * Rate limits: sign-in routes per IP; signed-in routes per IP BEFORE the token is looked up (so
  * guessing tokens is limited too), then per session.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { type Static, Type } from '@fastify/type-provider-typebox';
 import { issueSignInNonce } from '../auth/siwe.js';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { LiveFanout } from '../delivery/fanout.js';
@@ -18,6 +18,7 @@ import {
   listInbox,
   markInboxRead,
   pinApp,
+  requireRegisteredAppUrl,
   pinnedApps,
   setAppNotifications,
   signIn,
@@ -27,7 +28,9 @@ import {
 import type { RateLimitStore } from '../ratelimit/store.js';
 import { type StreamLimits, StreamRegistry, streamNotifications } from './notificationStream.js';
 import { rateLimitHook } from './rateLimit.js';
-import { Ok } from './schemas.js';
+import { limits } from '../domain/limits.js';
+import { AppUrl, Ok } from './schemas.js';
+import { schemaValidator } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,6 +72,24 @@ const schema = (summary: string, extra: FastifySchema, signedIn = true): Fastify
   ({ tags: ['client'], summary, ...(signedIn ? { security } : {}), ...extra }) as FastifySchema;
 
 const streamPath = '/api/v1/client/notifications/stream';
+
+const PinBody = Type.Object({ app_url: AppUrl, notifications_enabled: Type.Optional(Type.Boolean()) });
+type PinBody = Static<typeof PinBody>;
+const NotificationsBody = Type.Object({ app_url: AppUrl, enabled: Type.Boolean() });
+type NotificationsBody = Static<typeof NotificationsBody>;
+// The order of the properties is the order in which their 400s are reported.
+const InboxQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      default: limits.inboxPageDefault,
+      description: `Notifications per page; above ${limits.inboxPageMax} clamped to ${limits.inboxPageMax}`,
+    }),
+  ),
+  unread: Type.Optional(Type.Boolean({ description: 'true: only unread notifications' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+type InboxQuery = Static<typeof InboxQuery>;
 
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -113,6 +134,13 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
     // An open stream never goes idle: end it and drop its connection so close() need not wait.
     streams.endAll();
   });
+  // Pins and the notifications switch validate with their schemas, after the app URL's 404 (a
+  // valid but unregistered app_url is 404 whatever the rest of the body).
+  const pinning = {
+    ...signedIn,
+    preValidation: async (request: FastifyRequest) => requireRegisteredAppUrl(deps, request.body),
+    validatorCompiler: schemaValidator,
+  };
   const address = (request: FastifyRequest) => request.session!.address;
 
   app.post(
@@ -216,47 +244,44 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
   app.post(
     '/api/v1/client/apps/pin',
     {
-      ...signedIn,
+      ...pinning,
       schema: schema('Pin an app (opts in unless notifications_enabled is false); idempotent', {
-        body: Type.Object({ app_url: Type.String(), notifications_enabled: Type.Optional(Type.Boolean()) }),
+        body: PinBody,
         response: appStateResponses,
       }),
     },
-    async (request) => pinApp(deps, address(request), request.body),
+    async (request) => pinApp(deps, address(request), request.body as PinBody),
   );
   app.post(
     '/api/v1/client/apps/unpin',
     {
-      ...signedIn,
+      ...pinning,
       schema: schema('Unpin an app (notifications forced off); idempotent', {
-        body: Type.Object({ app_url: Type.String() }),
+        body: Type.Object({ app_url: AppUrl }),
         response: appStateResponses,
       }),
     },
-    async (request) => unpinApp(deps, address(request), request.body),
+    async (request) => unpinApp(deps, address(request), request.body as { app_url: string }),
   );
   app.post(
     '/api/v1/client/apps/notifications',
     {
-      ...signedIn,
+      ...pinning,
       schema: schema('Enable or disable notifications of a pinned app (409 when not pinned)', {
-        body: Type.Object({ app_url: Type.String(), enabled: Type.Boolean() }),
+        body: NotificationsBody,
         response: appStateResponses,
       }),
     },
-    async (request) => setAppNotifications(deps, address(request), request.body),
+    async (request) => setAppNotifications(deps, address(request), request.body as NotificationsBody),
   );
 
   app.get(
     '/api/v1/client/notifications',
     {
       ...signedIn,
+      validatorCompiler: schemaValidator,
       schema: schema('The inbox, newest first', {
-        querystring: Type.Object({
-          cursor: Type.Optional(Type.String()),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-          unread: Type.Optional(Type.Boolean()),
-        }),
+        querystring: InboxQuery,
         response: {
           200: Type.Object({
             notifications: Type.Array(InboxItem),
@@ -268,7 +293,7 @@ export async function clientRoutes(app: FastifyInstance, options: ClientRoutesOp
         },
       }),
     },
-    async (request) => listInbox(deps, address(request), request.query),
+    async (request) => listInbox(deps, address(request), request.query as InboxQuery),
   );
 
   app.post(

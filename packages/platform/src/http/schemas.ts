@@ -30,7 +30,7 @@ export const developerErrors = {
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address, any letter case' });
 /** Not blank after trimming (a blank text is missing). */
 const notBlank = { minLength: 1, pattern: '\\S' };
-const AppUrl = Type.String({
+export const AppUrl = Type.String({
   description: 'App URL as registered on the dashboard (http or https, absolute)',
   ...notBlank,
   [appUrlKeyword]: true,

@@ -6,8 +6,9 @@
  * (docs/errors.md, VALIDATION_FAILED). Bodies are not coerced (a number is not a title); query
  * strings are (`limit=10` is an integer, `notification_enabled=true` a boolean).
  *
- * Used by the developer API and the dashboard's users/status/send; routes whose schemas only
- * document keep fastify's validation off and check in the domain.
+ * Used by the developer API, the dashboard's users/status/send and the client API's pins and
+ * inbox list; routes whose schemas only document keep fastify's validation off and check in the
+ * domain.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
@@ -50,6 +51,13 @@ function ruleOf(error: ErrorObject, field: string): [number, string] {
   const schema = error.parentSchema as Record<string, unknown> | undefined;
   const isEntry = field.includes('[');
   const isAddress = isEntry || field === 'wallet_address';
+  // A yes/no field answers the same whether it is missing, null or of another type.
+  const fieldSchema =
+    error.keyword === 'required'
+      ? (schema?.properties as Record<string, { type?: unknown }> | undefined)?.[field]
+      : schema;
+  if ((error.keyword === 'required' || error.keyword === 'type') && fieldSchema?.type === 'boolean')
+    return [1, 'must be true or false'];
   switch (error.keyword) {
     case 'required':
       return [0, 'is required'];
