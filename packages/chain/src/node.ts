@@ -423,8 +423,14 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
 /** Defaults of ChainNodeOptions.follow.maxBufferedFlashblocks and maxFlashblockBytes. */
 const MAX_BUFFERED_FLASHBLOCKS = 64;
 const MAX_FLASHBLOCK_BYTES = 16 * 1024 * 1024;
-/** How long the next block may be missing while flashblocks stream before it is fetched (ms). */
-const SEALED_BLOCK_GRACE_MS = 300;
+/**
+ * How long the next block may be missing while flashblocks stream before it is fetched (ms):
+ * fetching it too is double work on a loaded follower, and a stream that cannot seal it says
+ * so at once (BlockFollower.nudge).
+ */
+const SEALED_BLOCK_GRACE_MS = 1_000;
+/** The stream counts as live while a message came within this (ms; one comes every interval). */
+const STREAM_LIVE_MS = 1_000;
 
 /**
  * A follower's two inputs: the sequencer's sealed blocks (polled) and its flashblocks (streamed),
@@ -444,7 +450,7 @@ function startFollowing(
   const blocks = new BlockFollower(ctx, sequencer, producer, {
     pollMs: follow.pollMs ?? 100,
     decoder,
-    streaming: () => stream?.connected ?? false,
+    streaming: () => (stream?.connected ?? false) && Date.now() - stream!.lastMessageAt < STREAM_LIVE_MS,
     graceMs: SEALED_BLOCK_GRACE_MS,
     onError: (e) => log?.warn({ err: e }, 'following the sequencer failed; retrying'),
     onImported: () => stream?.headMoved(),

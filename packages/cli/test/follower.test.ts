@@ -296,6 +296,7 @@ describe('a sequencer and two followers under load', () => {
     // Every block the sequencer sealed meanwhile, with the same hash on each follower, within
     // one block time; every flashblock it published, shown by each follower within 400 ms.
     const blockLags: number[] = [];
+    const worst: { key: string; ms: number; txs: number }[] = [];
     const flashLags: number[] = [];
     let flashblocksWithTxs = 0;
     for (const [i, fw] of byFollowers.entries()) {
@@ -311,6 +312,7 @@ describe('a sequencer and two followers under load', () => {
         const f = fw.flashblocks.get(key);
         if (!f) throw new Error(`follower ${i} never showed flashblock ${key} (${s.txs} transactions)`);
         flashLags.push(f.at - s.at);
+        worst.push({ key, ms: f.at - s.at, txs: s.txs });
       }
     }
     const stats = (xs: number[]) => {
@@ -320,6 +322,13 @@ describe('a sequencer and two followers under load', () => {
     };
     console.log(
       `followers: ${sent} transfers at ${rate.toFixed(0)}/s (${viaFollowers} through followers); latest behind the sequencer's: ${stats(blockLags)} blocks; pending behind: ${stats(flashLags)} flashblocks (${flashblocksWithTxs} with transactions)`,
+    );
+    worst.sort((x, y) => y.ms - x.ms);
+    console.log(
+      `slowest flashblocks on a follower (block:index, ms, transactions): ${worst
+        .slice(0, 5)
+        .map((w) => `${w.key.split(':').slice(0, 2).join(':')} ${w.ms} ms ${w.txs}`)
+        .join('; ')}`,
     );
     console.log(
       `the forwarded transaction's receipt on each follower after the sequencer's answer: ${receiptLags.join(', ')} ms`,

@@ -104,7 +104,10 @@ export class BlockProducer {
     this.opener = new BlockOpener(ctx, now, opts.extraData);
     this.building = this.opener.open(ctx.blocks.head);
     const setBuilding = (b: PendingBlock) => this.replaceBuilding(b);
-    const [seal, openFresh] = [() => this.sealPending(), (parent: Block) => this.openFresh(parent)];
+    const [seal, openFresh] = [
+      (showNext: boolean) => this.sealPending(true, showNext),
+      (parent: Block) => this.openFresh(parent),
+    ];
     const { onDropped } = opts;
     this.following = new Following({
       ctx,
@@ -382,9 +385,10 @@ export class BlockProducer {
 
   /**
    * Seals the published transactions (sealer.ts) and opens the next block on them. `openJournal`
-   * false: recovery, which opens it once all is on disk.
+   * false: recovery, which opens it once all is on disk. `showNext` false: a follower whose
+   * sequencer's next block is about to replace it (its flashblock 0 is here).
    */
-  private async sealPending(openJournal = true): Promise<Block> {
+  private async sealPending(openJournal = true, showNext = true): Promise<Block> {
     const started = this.now();
     const sealed = await this.sealer.seal(
       this.building,
@@ -408,7 +412,7 @@ export class BlockProducer {
     this.metrics.seal.observe((this.now() - started) / 1000);
     this.metrics.blocks++;
     this.metrics.flashblocks++;
-    this.events.emit('flashblock', sealed.next.snapshot);
+    if (showNext) this.events.emit('flashblock', sealed.next.snapshot);
     return sealed.block;
   }
 

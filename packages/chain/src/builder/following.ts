@@ -38,8 +38,11 @@ export interface FollowingDeps {
   /** The block being built, and replacing it (nothing staged carries over). */
   building: () => PendingBlock;
   setBuilding: (b: PendingBlock) => void;
-  /** Seals the block being built (the producer's seal: listeners, durability, next block). */
-  seal: () => Promise<Block>;
+  /**
+   * Seals the block being built (the producer's seal: listeners, durability, next block);
+   * `showNext` false: the next block opened is not announced (its flashblock 0 replaces it).
+   */
+  seal: (showNext: boolean) => Promise<Block>;
   /** Opens an ordinary block on `parent` (after an import by importBlock). */
   openFresh: (parent: Block) => void;
   onDropped?: (drop: DroppedFlashblocks) => void;
@@ -87,7 +90,11 @@ export class Following {
         if (!sealable) return { kind: 'unknown-parent' };
         this.followed = undefined;
         metrics.follow.fromFlashblocks++;
-        await this.d.seal();
+        await this.d.seal(false);
+      } else if (f && !f.broken && f.payloadId === fb.payloadId && sameBase(f.base, fb.base)) {
+        // The block's flashblocks again from index 0 (the stream was opened again mid-block):
+        // what is applied stays, and the ones after it are duplicates.
+        return { kind: 'duplicate' };
       }
       const head = ctx.blocks.head;
       const next = openFollowed(ctx, head, fb.base, this.warmTrie);
@@ -203,7 +210,7 @@ export class Following {
     this.d.setBuilding(b);
     this.followed = undefined;
     this.d.metrics.follow.reexecuted++;
-    await this.d.seal();
+    await this.d.seal(true);
     return true;
   }
 

@@ -4,7 +4,8 @@
  * validates it (header against its parent, every root recomputed by executing it) and imports it.
  * While the flashblock stream is live, the one block the head is behind is usually sealed from
  * its flashblocks (the next block's first flashblock names it): it is fetched only once it has
- * been missing for `graceMs`; two or more behind are fetched at once. A restart resumes from the
+ * been missing for `graceMs`, or at once when the stream shows it will not be (`nudge`); two or
+ * more behind are fetched at once. A restart resumes from the
  * data dir's head. A block that does not follow the local head (the sequencer's chain differs)
  * stops the follower with an error: it never imports a second history.
  */
@@ -50,8 +51,15 @@ export class BlockFollower {
     private readonly options: BlockFollowerOptions,
   ) {}
 
-  /** Runs a round now instead of at the next poll (the flashblock stream is ahead). */
+  /** Set by `nudge`: the next round fetches even a block the stream would seal. */
+  private urgent = false;
+
+  /**
+   * The flashblock stream is ahead (a flashblock of a block past the next, or of a next block
+   * whose parent is not the pending block): fetch now, without the grace.
+   */
   nudge(): void {
+    this.urgent = true;
     if (this.stopped || !this.timer) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -90,12 +98,13 @@ export class BlockFollower {
     const target = BigInt(await this.sequencer.call<string>('eth_blockNumber'));
     let count = 0;
     const { streaming, graceMs = 0 } = this.options;
-    if (this.ctx.blocks.head.header.number + 1n === target && streaming?.()) {
+    if (this.ctx.blocks.head.header.number + 1n === target && streaming?.() && !this.urgent) {
       const now = Date.now();
       this.behindSince ??= now;
       if (now - this.behindSince < graceMs) return 0;
     }
     this.behindSince = undefined;
+    this.urgent = false;
     while (!this.stopped && this.ctx.blocks.head.header.number < target) {
       const number = this.ctx.blocks.head.header.number + 1n;
       const rlp = await this.sequencer.call<string>('debug_getRawBlock', [`0x${number.toString(16)}`]);
