@@ -197,6 +197,42 @@ describe('viem', () => {
     expect(await head()).toBe(latest);
   });
 
+  it('deploys a contract, calls it at pending and latest, and queries its events', async () => {
+    const { pub, wallet } = clients(8);
+    const deployHash = await wallet.deployContract({ abi, bytecode });
+    const deployed = await pub.waitForTransactionReceipt({ hash: deployHash });
+    const address = deployed.contractAddress!;
+    expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    await sealedBlockOf(deployHash);
+    const latest = await afterSeal();
+    const hash = await wallet.writeContract({ address, abi, functionName: 'set', args: [99n] });
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    expect(receipt).toMatchObject({ status: 'success', blockHash: ZERO_HASH, blockNumber: latest + 1n });
+    expect(await pub.readContract({ address, abi, functionName: 'value', blockTag: 'pending' })).toBe(99n);
+    expect(await pub.readContract({ address, abi, functionName: 'value', blockTag: 'latest' })).toBe(0n);
+    const pendingEvents = await pub.getContractEvents({
+      address,
+      abi,
+      eventName: 'Stored',
+      fromBlock: latest,
+      toBlock: 'pending',
+    });
+    expect(pendingEvents.map((e) => [e.transactionHash, e.blockNumber, e.blockHash])).toEqual([
+      [hash, latest + 1n, ZERO_HASH],
+    ]);
+    const sealed = await sealedBlockOf(hash);
+    const events = await pub.getContractEvents({
+      address,
+      abi,
+      eventName: 'Stored',
+      fromBlock: latest,
+      toBlock: 'latest',
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ transactionHash: hash, blockHash: sealed.hash });
+    expect((events[0] as unknown as { args: { value: bigint } }).args.value).toBe(99n);
+  });
+
   it("watchBlocks({ blockTag: 'pending' }) sees the block being built, block after block", async () => {
     const { pub } = clients(4);
     const seen: { number: bigint | null; hash: string | null; parentHash: string }[] = [];
