@@ -10,7 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two cores: test files that start servers or databases run two at a time.
+    // Two cores: test files that start servers or databases run two at a time. Files named
+    // *.alone.test.ts load the whole machine (several nodes under a steady rate, with latency
+    // bounds): `npm run test:unit` leaves them out here and runs them by themselves after.
     maxWorkers: 2,
     reporters: ['default'],
   },

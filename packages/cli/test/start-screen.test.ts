@@ -11,6 +11,15 @@ afterEach(async () => {
   running = undefined;
 });
 
+/** Resolves once `ok()` holds; fails after `ms` saying what it waited for. */
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error(`not seen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const up = (...flags: string[]) => [
   'up',
   '--port',
@@ -29,7 +38,10 @@ describe('the start-up screen of wharf up', () => {
     expect(out.split('\n')[0]).toMatch(/^wharf \d+\.\d+\.\d+: starting the chain node and the platform/);
     const platform = /Platform\s+(http:\/\/\S+)/.exec(out)![1];
     expect(out).toContain(`API docs    ${platform}/api/docs`);
-    // Written before the banner (the logger is flushed first), one line each.
+    // Written before the banner (the logger is flushed first), one line each. stdout and stderr
+    // are two pipes: this process may read the banner first, so wait for the last step's line.
+    const r = running;
+    await waitFor(() => /Server listening at/.test(r.stderr()), 5_000);
     const steps = running.stderr().trimEnd().split('\n');
     for (const line of steps) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] [A-Z]+: /);
     expect(steps.map((l) => l.replace(/^\[[\d:]+\] [A-Z]+: /, '').replace(/ \{.*$/, ''))).toEqual([
