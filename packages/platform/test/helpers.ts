@@ -12,6 +12,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { getAddress } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { buildPlatformApp, type PlatformServerOptions } from '../src/index.js';
 
 export interface Backend {
@@ -183,4 +185,33 @@ export function rawRequest(
     request.on('error', reject);
     request.end(options.body);
   });
+}
+
+/**
+ * Signs `account` in over real HTTP (nonce, SIWE message for the listening host, verify) on the
+ * client API or the dashboard; resolves with the session token. Throws unless verify answers 200.
+ */
+export async function signInOverHttp(
+  t: ListeningApp,
+  account: PrivateKeyAccount,
+  realm: 'client' | 'dashboard' = 'client',
+): Promise<string> {
+  const base = `/api/v1/${realm}/auth`;
+  const { nonce } = (await rawRequest(`${t.url}${base}/nonce`, { method: 'POST' })).json();
+  const host = `127.0.0.1:${t.port}`;
+  const message = createSiweMessage({
+    address: account.address,
+    chainId: 31337,
+    version: '1',
+    domain: host,
+    uri: `http://${host}/`,
+    nonce,
+  });
+  const res = await rawRequest(`${t.url}${base}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message, signature: await account.signMessage({ message }) }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${res.body}`);
+  return res.json().token;
 }

@@ -6,10 +6,16 @@
  */
 import net from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { platformLimitDefaults } from '../src/settings.js';
-import { backends, cleanupBackends, type ListeningApp, listenApp, rawRequest } from './helpers.js';
+import {
+  backends,
+  cleanupBackends,
+  type ListeningApp,
+  listenApp,
+  rawRequest,
+  signInOverHttp,
+} from './helpers.js';
 
 afterAll(cleanupBackends);
 
@@ -17,26 +23,7 @@ const alice = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88
 const bob = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
 const sqlite = backends[0]!;
 
-async function signIn(t: ListeningApp, account = alice, realm = 'client'): Promise<string> {
-  const base = `/api/v1/${realm}/auth`;
-  const { nonce } = (await rawRequest(`${t.url}${base}/nonce`, { method: 'POST' })).json();
-  const host = `127.0.0.1:${t.port}`;
-  const message = createSiweMessage({
-    address: account.address,
-    chainId: 31337,
-    version: '1',
-    domain: host,
-    uri: `http://${host}/`,
-    nonce,
-  });
-  const res = await rawRequest(`${t.url}${base}/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message, signature: await account.signMessage({ message }) }),
-  });
-  expect(res.status).toBe(200);
-  return res.json().token;
-}
+const signIn = (t: ListeningApp, account = alice) => signInOverHttp(t, account);
 
 /** A raw connection: what it received, and when the server closed it. */
 function connect(port: number) {

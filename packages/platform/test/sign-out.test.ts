@@ -3,33 +3,19 @@
  * open streams end with it, and `?access_token=` works on the stream route only.
  */
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { backends, cleanupBackends, type ListeningApp, listenApp, rawRequest } from './helpers.js';
+import {
+  backends,
+  cleanupBackends,
+  type ListeningApp,
+  listenApp,
+  rawRequest,
+  signInOverHttp,
+} from './helpers.js';
 
 afterAll(cleanupBackends);
 
 const alice = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-
-async function signInOver(t: ListeningApp, base = '/api/v1/client/auth'): Promise<string> {
-  const { nonce } = (await rawRequest(`${t.url}${base}/nonce`, { method: 'POST' })).json();
-  const host = `127.0.0.1:${t.port}`;
-  const message = createSiweMessage({
-    address: alice.address,
-    chainId: 31337,
-    version: '1',
-    domain: host,
-    uri: `http://${host}/`,
-    nonce,
-  });
-  const res = await rawRequest(`${t.url}${base}/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message, signature: await alice.signMessage({ message }) }),
-  });
-  expect(res.status).toBe(200);
-  return res.json().token;
-}
 
 describe.each(backends)('sign-out on $name', (backend) => {
   let t: ListeningApp;
@@ -39,8 +25,8 @@ describe.each(backends)('sign-out on $name', (backend) => {
 
   it('DELETE /api/v1/client/auth/session ends the session and its open stream', async () => {
     t = await listenApp(backend);
-    const token = await signInOver(t);
-    const other = await signInOver(t);
+    const token = await signInOverHttp(t, alice);
+    const other = await signInOverHttp(t, alice);
     const bearer = (tk: string) => ({ authorization: `Bearer ${tk}` });
     expect((await rawRequest(`${t.url}/api/v1/client/apps`, { headers: bearer(token) })).status).toBe(200);
 
@@ -73,7 +59,7 @@ describe.each(backends)('sign-out on $name', (backend) => {
 
   it('the dashboard’s sign-out ends its session on the server', async () => {
     t = await listenApp(backend);
-    const token = await signInOver(t, '/api/v1/dashboard/auth');
+    const token = await signInOverHttp(t, alice, 'dashboard');
     const headers = { authorization: `Bearer ${token}` };
     expect((await rawRequest(`${t.url}/api/v1/dashboard/projects`, { headers })).status).toBe(200);
     expect(
@@ -84,7 +70,7 @@ describe.each(backends)('sign-out on $name', (backend) => {
 
   it('?access_token= is accepted on the stream route only', async () => {
     t = await listenApp(backend);
-    const token = await signInOver(t);
+    const token = await signInOverHttp(t, alice);
     for (const url of ['/api/v1/client/apps', '/api/v1/client/catalog', '/api/v1/client/notifications']) {
       const res = await rawRequest(`${t.url}${url}?access_token=${token}`);
       expect(res.status, url).toBe(401);

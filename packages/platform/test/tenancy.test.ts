@@ -5,9 +5,16 @@
  * when the operator does give it to B, B lists and reaches none of A's users.
  */
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { addressOf, backends, cleanupBackends, type ListeningApp, listenApp, rawRequest } from './helpers.js';
+import {
+  addressOf,
+  backends,
+  cleanupBackends,
+  type ListeningApp,
+  listenApp,
+  rawRequest,
+  signInOverHttp,
+} from './helpers.js';
 
 afterAll(cleanupBackends);
 
@@ -23,26 +30,7 @@ describe.each(backends)('a freed app URL carries no users, on $name', (backend) 
     await t?.close();
   });
 
-  async function signIn(account: typeof devA, realm: 'client' | 'dashboard'): Promise<string> {
-    const base = `/api/v1/${realm}/auth`;
-    const { nonce } = (await rawRequest(`${t.url}${base}/nonce`, { method: 'POST' })).json();
-    const host = `127.0.0.1:${t.port}`;
-    const message = createSiweMessage({
-      address: account.address,
-      chainId: 31337,
-      version: '1',
-      domain: host,
-      uri: `http://${host}/`,
-      nonce,
-    });
-    const res = await rawRequest(`${t.url}${base}/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message, signature: await account.signMessage({ message }) }),
-    });
-    expect(res.status).toBe(200);
-    return res.json().token;
-  }
+  const signIn = (account: typeof devA, realm: 'client' | 'dashboard') => signInOverHttp(t, account, realm);
   const call = (method: string, url: string, token: string, body?: unknown) =>
     rawRequest(`${t.url}${url}`, {
       method,
