@@ -31,6 +31,26 @@ describe('wharf command line', () => {
       /--rpc-send-sync-timeout <seconds>.*expected more than 0 seconds/,
     ],
     [['up', '--rpc-receipt-hold', 'soon'], /--rpc-receipt-hold <seconds>.*expected seconds/],
+    [['chain', 'start', '--journal-wait', 'forever'], /--journal-wait <duration>.*expected a duration/],
+    [
+      ['chain', 'start', '--fork-url', 'file:///etc/passwd'],
+      /--fork-url <url>.*expected a http: or https: URL/,
+    ],
+    [['up', '--fork-block-number', '-5'], /--fork-block-number <n>.*expected a whole number/],
+    [['chain', 'start', '--fork-timeout', '0ms'], /--fork-timeout <duration>.*at least 1 ms/],
+    [
+      ['chain', 'follow', '--sequencer', 'http://127.0.0.1:1', '--flashblocks-url', 'http://x'],
+      /--flashblocks-url <url>.*expected a ws: or wss: URL/,
+    ],
+    [
+      ['chain', 'follow', '--sequencer', 'http://127.0.0.1:1', '--follow-buffer', '0'],
+      /--follow-buffer <n>.*at least 1/,
+    ],
+    [
+      ['chain', 'follow', '--sequencer', 'http://127.0.0.1:1', '--follow-max-message', '1e9'],
+      /--follow-max-message <bytes>.*expected a whole number/,
+    ],
+    [['chain', 'follow', '--sequencer', 'http://127.0.0.1:1', '--follow-poll', '-1'], /--follow-poll <ms>/],
   ])('refuses a bad flag value naming the flag: %j', (args, message) => {
     const r = wharf(args);
     expect(r.code).not.toBe(0);
