@@ -114,10 +114,9 @@ async function main() {
   const SKIP = RATE * WARMUP;
   const N = RATE * (SECONDS + WARMUP);
 
-  const { wharfNode, MNEMONIC } = await import('./lib/peers.mjs');
-  const { createCustomCommon, Hardfork, Mainnet } = await import('@ethereumjs/common');
+  const { wharfNode } = await import('./lib/peers.mjs');
+  const { devSigning } = await import('./lib/signing.mjs');
   const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
-  const { mnemonicToAccount } = await import('viem/accounts');
   const { keccak256 } = await import('viem');
 
   const node = wharfNode({
@@ -142,24 +141,7 @@ async function main() {
 
   // Sign everything first: signing is not what we measure.
   process.stderr.write(`signing ${N} transfers from ${SENDERS} senders...\n`);
-  // Native secp256k1 signing (the node's own dependency): @noble's would take minutes here.
-  const { default: secp } = await import('secp256k1');
-  // @ethereumjs/tx takes noble's 65-byte "recovered" form: the recovery id, then r and s.
-  const ecsign = (msg, key) => {
-    const { signature, recid } = secp.ecdsaSign(msg, key);
-    const out = new Uint8Array(65);
-    out[0] = recid;
-    out.set(signature, 1);
-    return out;
-  };
-  const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
-    hardfork: Hardfork.Prague,
-    customCrypto: { ecsign },
-  });
-  const keys = Array.from(
-    { length: SENDERS },
-    (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey,
-  );
+  const { common, keys } = devSigning(SENDERS);
   const raws = [];
   const hashes = [];
   for (let i = 0; i < N; i++) {

@@ -89,11 +89,10 @@ async function main() {
   const SENDERS = Number(args.senders);
   const WARMUP = Number(args.warmup);
 
-  const { wharfNode, MNEMONIC } = await import('./lib/peers.mjs');
+  const { wharfNode } = await import('./lib/peers.mjs');
   const { table } = await import('./lib/load.mjs');
-  const { createCustomCommon, Hardfork, Mainnet } = await import('@ethereumjs/common');
+  const { devSigning } = await import('./lib/signing.mjs');
   const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
-  const { mnemonicToAccount } = await import('viem/accounts');
 
   const node = wharfNode({
     port: Number(args.port),
@@ -103,23 +102,7 @@ async function main() {
   process.on('exit', () => node.child.kill('SIGKILL'));
   await node.ready();
 
-  // Native secp256k1 signing (the node's own dependency), done before any load.
-  const { default: secp } = await import('secp256k1');
-  const ecsign = (msg, key) => {
-    const { signature, recid } = secp.ecdsaSign(msg, key);
-    const out = new Uint8Array(65);
-    out[0] = recid;
-    out.set(signature, 1);
-    return out;
-  };
-  const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
-    hardfork: Hardfork.Prague,
-    customCrypto: { ecsign },
-  });
-  const keys = Array.from(
-    { length: SENDERS },
-    (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey,
-  );
+  const { common, keys } = devSigning(SENDERS);
   const nonces = new Array(SENDERS).fill(0);
   let next = 0;
   const sign = (count) => {
