@@ -81,15 +81,6 @@ for (const mode of ['anvil', 'hardhat'] as const) {
       expect(pending.timestamp).toBeGreaterThan(latest.timestamp);
     });
 
-    it('increaseTime counts from the latest block when blocks run ahead of the clock', async () => {
-      // Ten blocks mined at once take parent + 1 each: the head is seconds ahead of the clock.
-      await test.mine({ blocks: 10 });
-      const before = (await pub.getBlock({ blockTag: 'latest' })).timestamp;
-      await test.increaseTime({ seconds: 3600 });
-      await test.mine({ blocks: 1 });
-      expect((await pub.getBlock({ blockTag: 'latest' })).timestamp).toBeGreaterThanOrEqual(before + 3600n);
-    });
-
     it('setNextBlockTimestamp sets the next block exactly, pending first', async () => {
       const t = (await pub.getBlock({ blockTag: 'latest' })).timestamp + 10_000n;
       await test.setNextBlockTimestamp({ timestamp: t });

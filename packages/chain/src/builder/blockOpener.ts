@@ -30,13 +30,6 @@ export class BlockOpener {
   private next: { timestamp?: bigint; baseFee?: bigint } = {};
   /** Added to the clock for block timestamps (evm_increaseTime), in ms. */
   private clockOffsetMs = 0;
-  /**
-   * The earliest timestamp evm_increaseTime promised: the head's when it was called plus the
-   * seconds added. The clock alone can miss it when the head's timestamp is ahead of the clock
-   * (blocks mined faster than one a second take parent + 1), and Hardhat's and Anvil's users
-   * expect the next block to be at least that far past the latest one.
-   */
-  private increasedTo?: bigint;
   /** Dev methods' changes in the block being built, to apply again if it is opened again. */
   private edits: StateEdit[] = [];
 
@@ -60,10 +53,6 @@ export class BlockOpener {
       this.clockOffsetMs = Number(next.timestamp) * 1000 - this.now();
     if (ts === undefined || ts <= parent.header.timestamp)
       ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
-    if (this.increasedTo !== undefined) {
-      if (parent.header.timestamp >= this.increasedTo) this.increasedTo = undefined;
-      else if (timestamp === undefined && ts < this.increasedTo) ts = this.increasedTo;
-    }
     const overrides: HeaderOverrides = { ...this.sticky, baseFee: next.baseFee };
     this.next = {};
     this.edits = [];
@@ -93,7 +82,6 @@ export class BlockOpener {
   /** Adds `seconds` to the clock of future block timestamps; returns the total offset (s). */
   increaseTime(seconds: bigint): bigint {
     this.clockOffsetMs += Number(seconds) * 1000;
-    this.increasedTo = (this.increasedTo ?? this.ctx.blocks.head.header.timestamp) + seconds;
     return BigInt(Math.round(this.clockOffsetMs / 1000));
   }
 
