@@ -275,7 +275,7 @@ export class DevControls implements DevApi {
     for (const k of this.snapshots.keys()) if (k >= id) this.snapshots.delete(k);
     const canonical = await this.ctx.store.hashByNumber(snap.head.number);
     if (!canonical || !equalBytes(canonical, snap.head.hash)) return false;
-    await this.producer.rewind(() => this.rewindTo(snap));
+    await this.producer.rewind(() => this.rewindTo(snap), 'head');
     for (const n of this.changes.keys())
       if (n > snap.head.number || !this.snapshots.size) this.changes.delete(n);
     await this.refillPool(snap.txs);
@@ -360,7 +360,7 @@ export class DevControls implements DevApi {
       await writeGenesis(this.ctx);
       await store.flushed();
       await this.ctx.blocks.forget();
-    });
+    }, 'wall');
     this.snapshots.clear();
     this.changes.clear();
     await this.refillPool([]);
