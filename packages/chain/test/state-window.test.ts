@@ -109,6 +109,8 @@ describe('--state-window', () => {
     // A revert to a snapshot older than the window is refused, and nothing changes.
     await expect(rpc(a.url, 'evm_revert', [snapshot])).rejects.toMatchObject(refusal(snapBlock, head, W));
     expect(Number(await rpc(a.url, 'eth_blockNumber'))).toBe(head);
+    // The snapshot is not used up by a refusal.
+    await expect(rpc(a.url, 'evm_revert', [snapshot])).rejects.toMatchObject(refusal(snapBlock, head, W));
 
     await a.stop({ keepData: true });
     nodes.splice(0);

@@ -271,13 +271,13 @@ export class DevControls implements DevApi {
   async revert(id: bigint): Promise<boolean> {
     const snap = this.snapshots.get(id);
     if (!snap) return false;
+    // Older than --state-window: its state is gone from the tries (a clear error, nothing done).
+    this.ctx.store.requireState(snap.head.number, this.ctx.blocks.head.header.number);
     // The snapshot and every later one are used up (as Anvil and Hardhat).
     for (const k of this.snapshots.keys()) if (k >= id) this.snapshots.delete(k);
     const canonical = await this.ctx.store.hashByNumber(snap.head.number);
     if (!canonical || !equalBytes(canonical, snap.head.hash)) return false;
-    // Older than --state-window: its state is gone from the tries (a clear error, nothing done).
-    this.ctx.store.requireState(snap.head.number, this.ctx.blocks.head.header.number);
-    await this.producer.rewind(() => this.rewindTo(snap));
+    await this.producer.rewind(() => this.rewindTo(snap), 'head');
     for (const n of this.changes.keys())
       if (n > snap.head.number || !this.snapshots.size) this.changes.delete(n);
     await this.refillPool(snap.txs);
@@ -365,7 +365,7 @@ export class DevControls implements DevApi {
       await writeGenesis(this.ctx);
       await store.flushed();
       await this.ctx.blocks.forget();
-    });
+    }, 'wall');
     this.snapshots.clear();
     this.changes.clear();
     await this.refillPool([]);
