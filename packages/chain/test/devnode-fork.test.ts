@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeFunctionData } from 'viem';
+import { createTestClient, encodeFunctionData, http as viemHttp } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChainStore } from '../src/storage/chainStore.js';
 import { ForkSource } from '../src/storage/forkSource.js';
@@ -199,6 +199,10 @@ describe('--fork-url', () => {
     await send(b.url, { from, to: store, data: set(8n) });
     expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(8n));
     expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n1 + 2n);
+    // viem's reset() sends neither a URL nor a block: the fork point too (not A's latest).
+    await createTestClient({ mode: 'anvil', transport: viemHttp(b.url) }).reset();
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n1 + 1n);
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(42n));
 
     // Another block of the same remote (Hardhat's shape, hardhat_reset): A's state there.
     expect(

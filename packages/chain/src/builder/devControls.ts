@@ -345,7 +345,9 @@ export class DevControls implements DevApi {
     await this.o.rotatePoolJournal?.();
   }
 
-  async reset(fork?: ForkTarget): Promise<void> {
+  async reset(target?: ForkTarget): Promise<void> {
+    // viem's reset() sends `{forking: {blockNumber: null}}`: neither a URL nor a block is no target.
+    const fork = target?.url !== undefined || target?.blockNumber !== undefined ? target : undefined;
     if (this.ctx.fork) return this.resetFork(fork);
     if (fork)
       throw new DevMethodError(
