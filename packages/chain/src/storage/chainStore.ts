@@ -242,10 +242,26 @@ export class ChainStore {
     return ops;
   }
 
-  /** anvil_reset: the caller deletes every state key; the layers and the start go too. */
-  resetState(): void {
+  /**
+   * anvil_reset: the operations that delete the state trie and the forward diffs, for the
+   * reset's one batch. `next`: the first block on top of an empty trie afterwards (a fork's
+   * first block after its fork point), stored as keys.stateLayer; none: the next block written
+   * starts the database's state (genesis). Call stateReset(next) once the batch has landed.
+   */
+  async stateResetOps(next?: bigint): Promise<{ key: Bytes; value?: Bytes }[]> {
+    await this.flushed();
+    const ops: { key: Bytes; value?: Bytes }[] = [];
+    for (const p of ['A', 'S', 'D', 'L'])
+      for (const key of await this.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
+    if (next !== undefined) ops.push({ key: keys.stateLayer, value: u64(next) });
+    return ops;
+  }
+
+  /** The layers after a reset's batch (stateResetOps): none, over an empty trie. */
+  stateReset(next?: bigint): void {
     this.layers.reset();
-    this.stateStart = undefined;
+    this.stateStart = next;
+    if (next !== undefined && next > 0n) this.layers.startAt(next - 1n);
   }
 
   /** Waits for the queued batches, then closes the database. */
