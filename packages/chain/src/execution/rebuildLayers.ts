@@ -7,6 +7,7 @@
 import { type Account, createAccountFromRLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
+import { isDeletedAccount } from '../state/forkState.js';
 import type { StateDiff } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { computeStateRoot } from '../state/stateRoot.js';
@@ -99,7 +100,8 @@ async function toStateDiff(
     const s = slots.get(k);
     if (s || cleared.has(k)) {
       const before = await trie.get(keccak256(address));
-      account.storageRoot = before ? createAccountFromRLP(before).storageRoot : EMPTY_TRIE_ROOT;
+      account.storageRoot =
+        before && !isDeletedAccount(before) ? createAccountFromRLP(before).storageRoot : EMPTY_TRIE_ROOT;
       diff.storage.set(k, { cleared: cleared.has(k), slots: s ?? new Map() });
     }
     diff.accounts.set(k, account);

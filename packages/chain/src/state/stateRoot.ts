@@ -12,6 +12,7 @@ import type { TrieNodeStore } from '../trie/types.js';
 import { addPathNodes, type PathNode } from '../storage/pathNodes.js';
 import type { StateDiff } from './journaledState.js';
 import { copyAccount } from './flatState.js';
+import { DELETED_ACCOUNT } from './forkState.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_TRIE_ROOT } from '../trie/index.js';
 import { openTrie, type StateTrie } from './trieAdapter.js';
@@ -35,7 +36,7 @@ export async function computeStateRoot(
   store: TrieNodeStore,
   /** The account trie at `baseRoot` kept from an earlier call (saves reading its nodes again). */
   warm?: StateTrie,
-  /** A fork's tries keep zeroed slots as leaves (slotUpdates). */
+  /** A fork's tries keep zeroed slots (slotUpdates) and deleted accounts as leaves. */
   keepZeros = false,
 ): Promise<RootResult> {
   const trie = warm ?? openTrie(baseRoot, store);
@@ -52,7 +53,8 @@ export async function computeStateRoot(
     const key = keccak256(addr);
     if (!account) {
       accounts.set(k, null);
-      updates.push([key, new Uint8Array(0)]);
+      // A fork keeps the deletion as a leaf (forkState.ts DELETED_ACCOUNT), as incrementalRoot.ts.
+      updates.push([key, keepZeros ? DELETED_ACCOUNT : new Uint8Array(0)]);
       continue;
     }
     const slots = diff.storage.get(k);
