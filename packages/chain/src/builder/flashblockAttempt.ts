@@ -9,7 +9,7 @@
  *       ─> Sealer.journalFlashblock ─> PendingBlock.publish ─> 'built' ─> (deadline)
  *       ─> 'flashblock' ─> metrics, late report ─> pool.onIncluded
  */
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolTransaction, TxPool } from '../txpool/types.js';
 import type { BuilderEvents } from './events.js';
 import type { FlashblockTiming } from './flashblockTimer.js';
@@ -22,6 +22,8 @@ import type { InFlashblock, Stager } from './stager.js';
 
 /** A flashblock lets input in only if its staging stop is at least this far ahead (ms). */
 const LET_IN_MIN_MS = 4;
+/** Arrivals are staged together: the first, and what comes this long after it (ms). */
+const LET_IN_BATCH_MS = 4;
 
 /**
  * What one flashblock attempt came to: `published` with transactions, `empty` (published with
@@ -87,8 +89,9 @@ export async function attemptFlashblock(
       for (;;) {
         const left = own.stopAt - now();
         if (left <= 0 || !(await stager.nextArrival(left))) break;
-        // Whatever the same turn of requests adds comes along.
-        await nextTurn();
+        // What comes in the next few milliseconds comes along: one pass over the pool, one batch
+        // of reads, for several arrivals (at 1,000/s, one each was a pass per millisecond).
+        await sleep(Math.max(0, Math.min(LET_IN_BATCH_MS, own.stopAt - now() - 1)));
         if (now() >= own.stopAt) break;
         stagedHere += await stager.stage(limit - stager.staged.length, arrivals);
       }
