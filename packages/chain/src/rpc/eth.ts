@@ -23,6 +23,7 @@ import { parseFilter } from './logFilter.js';
 import { getLogs } from './logs.js';
 import { type Params, parseData } from './params.js';
 import { blobGasPriceOf, receiptOf } from './receipts.js';
+import { prepareRawTransaction, rawTransactionParam } from './rawTransaction.js';
 import { parseStateOverrides } from './stateOverrides.js';
 
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
@@ -222,7 +223,8 @@ export const ethMethods: Methods = {
     // On a fork, an account this node has not written since the fork block (or any account
     // below it) is the remote's: its proof is the remote's, against the remote block's root
     // (docs/decisions/0144-fork-reads.md).
-    if (fork && (r.header.number < fork.number || !(await reader.localAccount(addr)))) {
+    // An account deleted since the fork is this node's (no account), not the remote's.
+    if (fork && (r.header.number < fork.number || (await reader.localAccount(addr)) === undefined)) {
       const at = r.header.number < fork.number ? r.header.number : fork.number;
       return fork.source.call('eth_getProof', [bytesToHex(addr), list, quantity(at)]);
     }
@@ -293,12 +295,12 @@ export const ethMethods: Methods = {
 
   eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0, c.limits))),
 
-  eth_sendRawTransaction: method(['data'], 1, async (p, c) => {
-    const raw = p.data(0);
-    if (raw.length === 0) p.fail(0, 'empty transaction');
-    const t = await c.pool.add(raw);
-    return t.hash;
-  }),
+  eth_sendRawTransaction: method(
+    ['data'],
+    1,
+    async (p, c, _conn, _client, prepared) => (await c.pool.add(rawTransactionParam(p, prepared))).hash,
+    prepareRawTransaction,
+  ),
 
   eth_feeHistory: method(['blockCount', 'newestBlock', 'rewardPercentiles'], 2, async (p, c) => {
     const countRaw = p.raw(0);
