@@ -26,7 +26,7 @@ describe('signTransfer', () => {
         gasLimit: 21000n,
         value: c.value,
       };
-      const to = `0x${c.to.toString(16).padStart(40, '0')}`;
+      const to: `0x${string}` = `0x${c.to.toString(16).padStart(40, '0')}`;
       const key = keys[k % keys.length];
       const expected = createFeeMarket1559Tx({ ...tx, to }, { common })
         .sign(key)
