@@ -313,8 +313,9 @@ export async function startRpcServer(
             checkEveryMs: connectionsCheckingInterval,
             maxBody: MAX_BODY,
             forwardHighWater: QUEUE_HIGH_WATER,
-            // What may wait on a tunnelled socket: a WebSocket's limit, and a large answer.
-            maxUnsentBytes: limits.wsMaxBufferedBytes + MAX_BODY,
+            // What may wait in a tunnelled socket: well past what the main thread's side lets
+            // wait (it drops a WebSocket that does not read at wsMaxBufferedBytes).
+            maxUnsentBytes: 4 * (limits.wsMaxBufferedBytes + MAX_BODY),
           },
           // As if read on a socket of this thread: the same queue, the same answer.
           onRequest: (body, client, reply) =>

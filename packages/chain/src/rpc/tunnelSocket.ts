@@ -2,12 +2,20 @@
  * A connection a front thread accepted, as the main thread's Node HTTP server sees it: a Duplex
  * whose bytes cross a MessagePort (frontProtocol.ts) to the real socket in the worker. Node's
  * server takes any Duplex as a connection (its documented 'connection' event), and so does ws
- * for an upgrade. Writes complete when the worker's socket has taken them, so `writableLength`
- * (and a WebSocket's bufferedAmount) counts what the client has not been sent yet, as with a
- * socket of the main thread; reads stop in the worker while this side is paused or full.
+ * for an upgrade. Up to WINDOW bytes may be on their way or waiting in the worker's socket;
+ * past that, writes complete only as the worker's socket takes them, so `writableLength` (and a
+ * WebSocket's bufferedAmount) grows when the client stops reading, as with a socket of the main
+ * thread. Reads stop in the worker while this side is paused or full.
  */
 import { Duplex } from 'node:stream';
 import type { ToWorker } from './frontProtocol.js';
+
+/**
+ * Bytes written and not yet confirmed by the worker before writes wait for its confirmations:
+ * about what a loopback socket's kernel buffer takes, so that a burst (a flashblock pushed to a
+ * thousand subscriptions) waits here no more than it would in a socket of the main thread.
+ */
+const WINDOW = 4 * 1024 * 1024;
 
 export class TunnelSocket extends Duplex {
   readonly remoteAddress?: string;
@@ -17,7 +25,14 @@ export class TunnelSocket extends Duplex {
   private remotePaused = false;
   /** The worker's socket has closed. */
   private remoteClosed = false;
-  private readonly writes: (() => void)[] = [];
+  /** Sizes of the writes the worker has not confirmed, oldest first; their sum. */
+  private readonly unconfirmed: number[] = [];
+  private inFlight = 0;
+  /** The callback of the write that waits for confirmations. */
+  private waiting?: () => void;
+  /** Written this turn, not yet sent to the worker. */
+  private outgoing: Buffer[] = [];
+  private flushing = false;
   private timeoutMs = 0;
   private timer?: NodeJS.Timeout;
 
@@ -54,9 +69,16 @@ export class TunnelSocket extends Duplex {
     this.destroy();
   }
 
-  /** `n` bytes of the oldest write went out. */
+  /** The oldest unconfirmed write went out. */
   sent(): void {
-    this.writes.shift()?.();
+    this.inFlight -= this.unconfirmed.shift() ?? 0;
+    if (this.waiting && this.inFlight <= WINDOW) this.release();
+  }
+
+  private release(): void {
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.();
   }
 
   override _read(): void {
@@ -66,13 +88,45 @@ export class TunnelSocket extends Duplex {
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
-    this.touch();
-    const copy = new Uint8Array(chunk);
-    this.writes.push(() => cb());
-    this.post({ t: 'write', id: this.id, chunk: copy }, [copy.buffer as ArrayBuffer]);
+    this.queue([chunk], cb);
   }
 
+  /** What piled up while a write waited: one message. */
+  override _writev(chunks: { chunk: Buffer }[], cb: (e?: Error | null) => void): void {
+    this.queue(
+      chunks.map((c) => c.chunk),
+      cb,
+    );
+  }
+
+  /** Chunks written in one turn go to the worker as one message (a WebSocket frame is two). */
+  private queue(chunks: Buffer[], cb: (e?: Error | null) => void): void {
+    this.touch();
+    for (const c of chunks) {
+      this.outgoing.push(c);
+      this.inFlight += c.length;
+    }
+    if (!this.flushing) {
+      this.flushing = true;
+      process.nextTick(this.flush);
+    }
+    if (this.inFlight <= WINDOW) cb();
+    else this.waiting = () => cb();
+  }
+
+  private readonly flush = (): void => {
+    this.flushing = false;
+    if (this.outgoing.length === 0 || this.destroyed) return;
+    const all = Buffer.concat(this.outgoing);
+    this.outgoing = [];
+    // An exact-size copy, transferred.
+    const copy = new Uint8Array(all);
+    this.unconfirmed.push(copy.byteLength);
+    this.post({ t: 'write', id: this.id, chunk: copy }, [copy.buffer as ArrayBuffer]);
+  };
+
   override _final(cb: (e?: Error | null) => void): void {
+    this.flush();
     this.post({ t: 'end', id: this.id });
     cb();
   }
@@ -80,8 +134,8 @@ export class TunnelSocket extends Duplex {
   override _destroy(e: Error | null, cb: (e?: Error | null) => void): void {
     clearTimeout(this.timer);
     if (!this.remoteClosed) this.post({ t: 'destroy', id: this.id });
-    // Writes the worker will never confirm.
-    for (const w of this.writes.splice(0)) w();
+    // A write the worker will never confirm.
+    this.release();
     cb(e);
   }
 
