@@ -17,38 +17,75 @@
  * No peer runs this side by side: Anvil and Hardhat have no pre-confirmations.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { preconfChartSvg } from './lib/preconf-chart.mjs';
+import { fittedDrift, latencyPerSpan, leastSquares, meanPerSpan, percentile, spanFor } from './lib/stats.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
+/** Bytes per pre-signed transfer in the shared buffer: a length byte, then the raw transaction. */
+const SLOT = 128;
 
-if (!isMainThread && workerData.role === 'receiver') {
+if (!isMainThread && workerData.role === 'signer') {
+  // Signing, before the run: transfers [from, to) into the shared buffer, one SLOT each. An hour
+  // at 1,000/s is 3.6 million transfers: as hex strings in a heap they would take gigabytes.
+  const { from, to, senders, recipients, sab } = workerData;
+  const { devSigning } = await import('./lib/signing.mjs');
+  const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
+  const { common, keys } = devSigning(senders);
+  const bytes = new Uint8Array(sab);
+  for (let i = from; i < to; i++) {
+    const dest = recipients > 0 ? 0x1000 + (i % recipients) : 0x1000 + i;
+    const raw = createFeeMarket1559Tx(
+      {
+        nonce: Math.floor(i / senders),
+        to: `0x${dest.toString(16).padStart(40, '0')}`,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: 100_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+        chainId: 31337n,
+      },
+      { common },
+    )
+      .sign(keys[i % senders])
+      .serialize();
+    if (raw.length >= SLOT)
+      throw new Error(`a transfer of ${raw.length} bytes does not fit a slot of ${SLOT}`);
+    bytes[i * SLOT] = raw.length;
+    bytes.set(raw, i * SLOT + 1);
+    if ((i - from) % 50_000 === 0) parentPort.postMessage({ progress: i - from });
+  }
+  parentPort.postMessage({ done: true });
+} else if (!isMainThread && workerData.role === 'receiver') {
   // The clock: a thread that only timestamps /flashblocks messages, so that nothing the main
-  // thread does (collecting the sender's results, GC) delays an arrival. Hashing is left to the end.
-  const { keccak256 } = await import('viem');
-  const got = []; // [at, index, block, raws]
-  let seen = 0;
+  // thread does (joining the sender's answers, GC) delays an arrival. Each flashblock goes to the
+  // main thread as it comes, with its transactions' hashes (the keys of its receipts).
   const fb = new WebSocket(workerData.url);
   fb.on('message', (d) => {
     const at = now();
     const m = JSON.parse(d.toString());
-    got.push([at, m.index, Number(m.metadata.block_number), m.diff.transactions]);
-    seen += m.diff.transactions.length;
+    parentPort.postMessage({
+      at,
+      index: m.index,
+      block: Number(m.metadata.block_number),
+      hashes: Object.keys(m.metadata.receipts ?? {}),
+      count: m.diff.transactions.length,
+    });
   });
   fb.once('open', () => parentPort.postMessage({ open: true }));
-  parentPort.on('message', (q) => {
-    if (q === 'seen') return parentPort.postMessage({ seen });
+  parentPort.on('message', () => {
     fb.close();
-    const seenAt = [];
-    for (const [at, , , raws] of got) for (const raw of raws) seenAt.push([keccak256(raw), at]);
-    parentPort.postMessage({ flashblocks: got.map(([at, index, block]) => ({ at, index, block })), seenAt });
     parentPort.close();
   });
 } else if (!isMainThread) {
   // The sender: K connections, transaction i due at start + i / rate, each sender's in nonce order.
-  const { wsUrl, raws, rate, connections } = workerData;
+  // Answers go to the main thread in batches every 250 ms: [i, answered at, hash, error, sent at].
+  const { wsUrl, sab, total, rate, connections } = workerData;
+  const bytes = Buffer.from(sab);
   const sockets = await Promise.all(
     Array.from({ length: connections }, () => {
       const ws = new WebSocket(wsUrl);
@@ -58,9 +95,14 @@ if (!isMainThread && workerData.role === 'receiver') {
       });
     }),
   );
-  const sentAt = new Float64Array(raws.length);
-  const returned = []; // [i, time, hash | null, error | null, sent at]
-  let outstanding = raws.length;
+  const sentAt = new Float64Array(total);
+  let batch = [];
+  const flush = () => {
+    if (batch.length) parentPort.postMessage({ answers: batch });
+    batch = [];
+  };
+  const flusher = setInterval(flush, 250);
+  let outstanding = total;
   let done;
   const finished = new Promise((r) => {
     done = r;
@@ -68,23 +110,26 @@ if (!isMainThread && workerData.role === 'receiver') {
   for (const ws of sockets)
     ws.on('message', (d) => {
       const m = JSON.parse(d.toString());
-      returned.push([m.id, now(), m.result ?? null, m.error?.message ?? null, sentAt[m.id]]);
+      batch.push([m.id, now(), m.result ?? null, m.error?.message ?? null, sentAt[m.id]]);
       if (--outstanding === 0) done();
     });
   const t0 = now() + 50;
-  for (let i = 0; i < raws.length; i++) {
+  for (let i = 0; i < total; i++) {
     const wait = t0 + (i * 1000) / rate - now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     sentAt[i] = now();
+    const raw = bytes.toString('hex', i * SLOT + 1, i * SLOT + 1 + bytes[i * SLOT]);
     sockets[i % connections].send(
-      `{"jsonrpc":"2.0","id":${i},"method":"eth_sendRawTransaction","params":["${raws[i]}"]}`,
+      `{"jsonrpc":"2.0","id":${i},"method":"eth_sendRawTransaction","params":["0x${raw}"]}`,
     );
   }
   const sentUntil = now();
   const sendSeconds = (sentUntil - t0) / 1000;
   await finished;
+  clearInterval(flusher);
+  flush();
   for (const ws of sockets) ws.close();
-  parentPort.postMessage({ returned, sendSeconds, sentUntil });
+  parentPort.postMessage({ sendSeconds, sentUntil });
 } else {
   await main();
 }
@@ -100,6 +145,12 @@ async function main() {
       interval: { type: 'string', default: '200' },
       port: { type: 'string', default: '18645' },
       warmup: { type: 'string', default: '3' },
+      // Seconds the node sits idle before the load (its idle RSS); default 60 from 10 minutes up.
+      idle: { type: 'string' },
+      // Seconds per point of the per-span series and the chart (default: a minute from 10 minutes up).
+      span: { type: 'string' },
+      // The RSS drift is fitted over the samples from this second on (default 300, or half a shorter run).
+      'drift-from': { type: 'string' },
       // Where the node's data dir goes: the journal's O_DSYNC writes wait for this disk.
       'data-dir-in': { type: 'string' },
     },
@@ -113,11 +164,48 @@ async function main() {
   const WARMUP = Number(args.warmup);
   const SKIP = RATE * WARMUP;
   const N = RATE * (SECONDS + WARMUP);
+  const IDLE = Number(args.idle ?? (SECONDS >= 600 ? 60 : 2));
+  const SPAN = Number(args.span ?? spanFor(SECONDS));
+  const DRIFT_FROM = Number(args['drift-from'] ?? (SECONDS >= 600 ? 300 : Math.round(SECONDS / 2)));
+  for (const [name, v] of Object.entries({
+    rate: RATE,
+    seconds: SECONDS,
+    senders: SENDERS,
+    idle: IDLE,
+    span: SPAN,
+  }))
+    if (!(v > 0) && !(name === 'idle' && v === 0))
+      throw new Error(`--${name} must be a positive number, not ${v}`);
 
   const { wharfNode } = await import('./lib/peers.mjs');
-  const { devSigning } = await import('./lib/signing.mjs');
-  const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
-  const { keccak256 } = await import('viem');
+
+  // Sign everything first, on every core (signing is not what we measure), into one shared
+  // buffer that the sender reads without a copy.
+  const sab = new SharedArrayBuffer(N * SLOT);
+  const signers = Math.max(1, Math.min(os.availableParallelism(), Math.ceil(N / 20_000)));
+  process.stderr.write(`signing ${N} transfers from ${SENDERS} senders on ${signers} threads...\n`);
+  const signStart = now();
+  let signed = 0;
+  await Promise.all(
+    Array.from({ length: signers }, (_, w) => {
+      const from = Math.floor((w * N) / signers);
+      const to = Math.floor(((w + 1) * N) / signers);
+      const signer = new Worker(new URL(import.meta.url), {
+        workerData: { role: 'signer', from, to, senders: SENDERS, recipients: RECIPIENTS, sab },
+      });
+      let reported = 0;
+      return new Promise((resolve, reject) => {
+        signer.on('message', (m) => {
+          if (m.done) return resolve();
+          signed += m.progress - reported;
+          reported = m.progress;
+          if (w === 0 && N >= 200_000) process.stderr.write(`  ${Math.round((signed / N) * 100)}%\r`);
+        });
+        signer.once('error', reject);
+      });
+    }),
+  );
+  process.stderr.write(`signed in ${((now() - signStart) / 1000).toFixed(0)} s\n`);
 
   const node = wharfNode({
     port: Number(args.port),
@@ -139,29 +227,32 @@ async function main() {
     }
   };
 
-  // Sign everything first: signing is not what we measure.
-  process.stderr.write(`signing ${N} transfers from ${SENDERS} senders...\n`);
-  const { common, keys } = devSigning(SENDERS);
-  const raws = [];
-  const hashes = [];
-  for (let i = 0; i < N; i++) {
-    const to = RECIPIENTS > 0 ? 0x1000 + (i % RECIPIENTS) : 0x1000 + i;
-    const tx = createFeeMarket1559Tx(
-      {
-        nonce: Math.floor(i / SENDERS),
-        to: `0x${to.toString(16).padStart(40, '0')}`,
-        value: 1n,
-        gasLimit: 21000n,
-        maxFeePerGas: 100_000_000_000n,
-        maxPriorityFeePerGas: 1n,
-        chainId: 31337n,
-      },
-      { common },
-    ).sign(keys[i % SENDERS]);
-    const raw = `0x${Buffer.from(tx.serialize()).toString('hex')}`;
-    raws.push(raw);
-    hashes.push(keccak256(raw));
-  }
+  // Flashblocks as the receiver timestamps them, and the join of their transactions with the
+  // sender's answers (either may come first): hash -> [i, answered at, sent at] until its
+  // flashblock arrives, hash -> arrival until its answer does. Both stay as small as what is in
+  // flight, so an hour costs what 30 s does, apart from the per-transaction figures below.
+  const flashblocks = []; // { at, index, block }
+  const answered = new Map();
+  const early = new Map();
+  let seen = 0;
+  let accepted = 0;
+  // Per measured transaction: answered at (ms since the epoch), submit-to-pending, send-to-pending.
+  const measured = N - SKIP;
+  const latAt = new Float64Array(measured);
+  const latMs = new Float64Array(measured);
+  const sendMs = new Float64Array(measured);
+  let joined = 0;
+  const roundTrips = new Float64Array(measured);
+  let roundTripCount = 0;
+  const refused = new Map();
+  let measuredFrom = Number.POSITIVE_INFINITY; // when the first measured transaction returned
+  const join = (i, answeredAt, sent, at) => {
+    if (i < SKIP) return;
+    latAt[joined] = answeredAt;
+    latMs[joined] = Math.max(0, at - answeredAt);
+    sendMs[joined] = Math.max(0, at - sent);
+    joined++;
+  };
 
   const receiver = new Worker(new URL(import.meta.url), {
     workerData: { role: 'receiver', url: `${node.url.replace('http', 'ws')}/flashblocks` },
@@ -170,16 +261,25 @@ async function main() {
   receiver.on('error', (e) => {
     receiverFailed = e;
   });
-  const ask = (q) => {
-    if (receiverFailed) return Promise.reject(receiverFailed);
-    return new Promise((resolve) => {
-      receiver.once('message', resolve);
-      if (q) receiver.postMessage(q);
-    });
-  };
-  await ask();
+  await new Promise((resolve, reject) => {
+    receiver.once('message', resolve);
+    receiver.once('error', reject);
+  });
+  receiver.on('message', (m) => {
+    flashblocks.push({ at: m.at, index: m.index, block: m.block });
+    seen += m.count;
+    for (const h of m.hashes) {
+      const a = answered.get(h);
+      if (a) {
+        answered.delete(h);
+        join(a[0], a[1], a[2], m.at);
+      } else early.set(h, m.at);
+    }
+  });
 
-  await new Promise((r) => setTimeout(r, 2000));
+  // Idle before the load: the RSS the node settles at with nothing to do (issue 33: < 150 MB).
+  process.stderr.write(`node idle for ${IDLE} s...\n`);
+  await new Promise((r) => setTimeout(r, IDLE * 1000));
   const rss = [{ t: 0, ...rssOf() }];
   const cpuAtStart = machineCpu();
   const ioAtStart = processIo(pid);
@@ -202,34 +302,37 @@ async function main() {
   const worker = new Worker(new URL(import.meta.url), {
     workerData: {
       wsUrl: node.url.replace('http', 'ws'),
-      raws,
+      sab,
+      total: N,
       rate: RATE,
       connections: Number(args.connections),
     },
   });
-  const { returned, sendSeconds, sentUntil } = await new Promise((resolve, reject) => {
-    worker.once('message', resolve);
+  const { sendSeconds, sentUntil } = await new Promise((resolve, reject) => {
+    worker.on('message', (m) => {
+      if (!m.answers) return resolve(m);
+      for (const [i, t, hash, err, sent] of m.answers) {
+        if (err) {
+          refused.set(err, (refused.get(err) ?? 0) + 1);
+          continue;
+        }
+        accepted++;
+        if (i >= SKIP) {
+          roundTrips[roundTripCount++] = t - sent;
+          measuredFrom = Math.min(measuredFrom, t);
+        }
+        const at = early.get(hash);
+        if (at !== undefined) {
+          early.delete(hash);
+          join(i, t, sent, at);
+        } else answered.set(hash, [i, t, sent]);
+      }
+    });
     worker.once('error', reject);
   });
-  const returnedAt = new Map();
-  /** hash -> when its request left the client */
-  const sentAtOf = new Map();
-  const roundTrips = [];
-  const refused = new Map();
-  let measuredFrom = Number.POSITIVE_INFINITY; // when the first measured transaction returned
-  for (const [i, t, hash, err, sent] of returned) {
-    if (err) refused.set(err, (refused.get(err) ?? 0) + 1);
-    else if (i >= SKIP) {
-      returnedAt.set(hash ?? hashes[i], t);
-      sentAtOf.set(hash ?? hashes[i], sent);
-      roundTrips.push(t - sent);
-      measuredFrom = Math.min(measuredFrom, t);
-    }
-  }
-  const refusedCount = [...refused.values()].reduce((a, b) => a + b, 0);
   const deadline = now() + 15_000;
-  while ((await ask('seen')).seen < returned.length - refusedCount && now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
+  while (seen < accepted && now() < deadline && !receiverFailed) await new Promise((r) => setTimeout(r, 100));
+  if (receiverFailed) throw receiverFailed;
   await new Promise((r) => setTimeout(r, 2500)); // one more block for the interval figures
   clearInterval(rssTimer);
   const cpuAtEnd = machineCpu();
@@ -238,33 +341,25 @@ async function main() {
   const cpuOfNodeAtEnd = processCpu(pid);
   const ioSeconds = (now() - start) / 1000;
   clearInterval(heapTimer);
-  const collected = await ask('collect');
-  const flashblocks = collected.flashblocks; // { at, index, block }
-  const seenAt = new Map(collected.seenAt); // hash -> arrival of its flashblock
+  receiver.postMessage('close');
   if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, JSON.stringify(flashblocks));
 
   const metrics = await (await fetch(`${node.url}/metrics`)).text();
   await node.stop();
 
-  const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+  const pct = percentile;
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
   // Submit-to-pending (`lat`, from the answer) and send-to-pending (`sendLat`, from the request
   // leaving the client: what a wallet waits in all, the request's own trip included; the node
   // holds requests while a flashblock is due, and they go to the next one either way).
-  const lat = [];
-  const sendLat = [];
+  const lat = latMs.slice(0, joined).sort();
+  const sendLat = sendMs.slice(0, joined).sort();
+  const rt = roundTrips.slice(0, roundTripCount).sort();
   // Where in the run the slow ones fall: over 250 ms (the goal's p99), per 5 s of the measured window.
   const slowBySpan = new Array(Math.ceil(SECONDS / 5)).fill(0);
-  for (const [h, t] of returnedAt) {
-    if (!seenAt.has(h)) continue;
-    const ms = Math.max(0, seenAt.get(h) - t);
-    lat.push(ms);
-    sendLat.push(Math.max(0, seenAt.get(h) - sentAtOf.get(h)));
-    if (ms > 250) slowBySpan[Math.min(slowBySpan.length - 1, Math.floor((t - measuredFrom) / 5000))]++;
-  }
-  lat.sort((a, b) => a - b);
-  sendLat.sort((a, b) => a - b);
-  roundTrips.sort((a, b) => a - b);
+  for (let k = 0; k < joined; k++)
+    if (latMs[k] > 250)
+      slowBySpan[Math.min(slowBySpan.length - 1, Math.floor((latAt[k] - measuredFrom) / 5000))]++;
   // The interval is between consecutive pre-confirmations (index >= 1), across block
   // boundaries too: the last of block n and the first of block n+1 are one interval apart. Index 0
   // (the next block opened, no transactions) follows the seal; its lag is the seal's figure.
@@ -334,9 +429,9 @@ async function main() {
 
   if (refused.size) console.log('refused:', Object.fromEntries(refused));
   const lines = [
-    `${N - SKIP} transfers offered at ${RATE}/s for ${SECONDS} s after ${WARMUP} s of warm-up, from ${SENDERS} senders (all sent in ${sendSeconds.toFixed(1)} s); ${returnedAt.size} accepted, ${lat.length} pre-confirmed`,
+    `${N - SKIP} transfers offered at ${RATE}/s for ${SECONDS} s after ${WARMUP} s of warm-up, from ${SENDERS} senders (all sent in ${sendSeconds.toFixed(1)} s); ${roundTripCount} accepted, ${lat.length} pre-confirmed`,
     `submit-to-pending: p50 ${f(pct(lat, 50))} ms, p99 ${f(pct(lat, 99))} ms, max ${f(lat[lat.length - 1])} ms`,
-    `send-to-pending (from the request leaving the client): p50 ${f(pct(sendLat, 50))} ms, p99 ${f(pct(sendLat, 99))} ms; eth_sendRawTransaction round trip p50 ${f(pct(roundTrips, 50))} ms, p99 ${f(pct(roundTrips, 99))} ms`,
+    `send-to-pending (from the request leaving the client): p50 ${f(pct(sendLat, 50))} ms, p99 ${f(pct(sendLat, 99))} ms; eth_sendRawTransaction round trip p50 ${f(pct(rt, 50))} ms, p99 ${f(pct(rt, 99))} ms`,
     `flashblock interval: p50 ${f(pct(gaps, 50))} ms, p99 ${f(pct(gaps, 99))} ms; deviation from ${INTERVAL} ms: p50 ${f(pct(dev, 50))} ms, p99 ${f(pct(dev, 99))} ms`,
     `flashblocks per block: ${whole.length ? `${Math.min(...whole)}..${Math.max(...whole)}` : 'n/a'} over ${whole.length} whole blocks`,
     `blocks: interval max ${f(Math.max(...blockGaps))} ms, late (> ${2000 + INTERVAL} ms) ${late} of ${blockGaps.length}; seal mean ${f(sealMean)} ms (node), last flashblock to next block's index 0 p50 ${f(pct(sealLag, 50))} ms, p99 ${f(pct(sealLag, 99))} ms`,
@@ -431,12 +526,16 @@ async function main() {
   // Write amplification: what reached the disk per sealed block, against the state the block
   // changed (flat-state keys and values, wharf_state_diff_bytes_total) and its batch's bytes.
   let diskWrittenPerBlockBytes;
+  let stateDiffPerBlockBytes;
+  let batchPerBlockBytes;
   if (ioAtStart && ioAtEnd && storeAtStart && storeAtEnd && storeAtEnd.blocks > storeAtStart.blocks) {
     const blocks = storeAtEnd.blocks - storeAtStart.blocks;
     diskWrittenPerBlockBytes = Math.round((ioAtEnd.write_bytes - ioAtStart.write_bytes) / blocks);
     const per = (k) => (storeAtEnd[k] - storeAtStart[k]) / blocks;
     const kb = (x) => `${(x / 1024).toFixed(1)} KB`;
     const diff = per('stateDiffBytes');
+    stateDiffPerBlockBytes = Math.round(diff);
+    batchPerBlockBytes = Math.round(per('batchBytes'));
     lines.push(
       `node disk written per sealed block: ${kb(diskWrittenPerBlockBytes)} over ${blocks} blocks; the block's state diff ${kb(diff)} (${diff ? (diskWrittenPerBlockBytes / diff).toFixed(1) : '-'}x), its LevelDB batch ${kb(per('batchBytes'))}`,
     );
@@ -449,10 +548,80 @@ async function main() {
     );
   }
   for (const l of lines) console.log(l);
+
+  // The series per span (a minute over 10 minutes or more), the fitted RSS drift after the
+  // settling time, the chart of both, and the issue's figures together at the end.
+  const latencyBySpan = latencyPerSpan(
+    latAt.subarray(0, joined).map((t) => (t - start) / 1000),
+    latMs,
+    joined,
+    SPAN,
+  );
+  const rssBySpan = meanPerSpan(rss.slice(1), SPAN, 'mb');
+  const anonBySpan = meanPerSpan(rss.slice(1), SPAN, 'anon');
+  const fileBySpan = meanPerSpan(rss.slice(1), SPAN, 'file');
+  const heapBySpan = meanPerSpan(heap, SPAN, 'heapTotal');
+  const drift = fittedDrift(rss.slice(1), DRIFT_FROM);
+  // The same line through each part: where a drift is (V8's heap, the private memory outside it,
+  // mapped files). "Outside" pairs each RSS sample with the nearest /metrics heap sample.
+  const heapSamples = heap.filter((r) => Number.isFinite(r.heapTotal));
+  const heapNearest = (t) =>
+    heapSamples.reduce((best, r) => (Math.abs(r.t - t) < Math.abs(best.t - t) ? r : best), heapSamples[0]);
+  const driftParts = drift && {
+    heap: fittedDrift(heapSamples, DRIFT_FROM, 'heapTotal'),
+    outsideHeap: heapSamples.length
+      ? fittedDrift(
+          rss.slice(1).map((r) => ({ t: r.t, mb: r.anon - heapNearest(r.t).heapTotal })),
+          DRIFT_FROM,
+        )
+      : undefined,
+    file: fittedDrift(rss.slice(1), DRIFT_FROM, 'file'),
+  };
+  const mbLine = (d) => (d ? `${f(d.startMb)} -> ${f(d.endMb)} MB` : 'n/a');
+  console.log(
+    `per ${SPAN} s (from the load's start): submit-to-pending p50/p99 ms ${latencyBySpan
+      .map((r) => `${f(r.p50)}/${f(r.p99)}`)
+      .join(', ')}`,
+  );
+  console.log(`per ${SPAN} s: node RSS mean MB ${rssBySpan.map((r) => f(r.mean)).join(', ')}`);
+
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });
+  const stamp = Date.now();
+  const chartFile = path.join(out, `preconf-${stamp}.svg`);
   fs.writeFileSync(
-    path.join(out, `preconf-${Date.now()}.json`),
+    chartFile,
+    preconfChartSvg({
+      span: SPAN,
+      latency: latencyBySpan,
+      rss: rssBySpan,
+      anon: anonBySpan,
+      file: fileBySpan,
+      heap: heapBySpan,
+      drift,
+      title: `wharf pre-confirmations: ${RATE} transfers/s for ${SECONDS} s (${new Date(start).toISOString().slice(0, 16)}Z, ${os.hostname()}, ${os.availableParallelism()} cores)`,
+    }),
+  );
+  const goal = (ok) => (ok ? 'meets' : 'misses');
+  const ratio =
+    diskWrittenPerBlockBytes && stateDiffPerBlockBytes
+      ? diskWrittenPerBlockBytes / stateDiffPerBlockBytes
+      : Number.NaN;
+  const summary = [
+    `figures (issue 33 goals):`,
+    `  submit-to-pending p99 ${f(pct(lat, 99))} ms (goal <= 250: ${goal(pct(lat, 99) <= 250)})`,
+    `  late blocks ${late} of ${blockGaps.length} (goal 0: ${goal(late === 0)})`,
+    `  flashblock interval deviation p99 ${f(pct(dev, 99))} ms (goal <= 20: ${goal(pct(dev, 99) <= 20)})`,
+    drift
+      ? `  RSS fitted drift after ${DRIFT_FROM} s: ${mbLine(drift)} (${drift.percent >= 0 ? '+' : ''}${drift.percent.toFixed(1)}%, goal <= 5%: ${goal(drift.percent <= 5)}); by part: V8 heap committed ${mbLine(driftParts.heap)}, private outside it ${mbLine(driftParts.outsideHeap)}, mapped files ${mbLine(driftParts.file)}`
+      : `  RSS fitted drift after ${DRIFT_FROM} s: n/a (fewer than 3 samples after it)`,
+    `  idle RSS ${f(rss[0].mb)} MB after ${IDLE} s idle (goal < 150: ${goal(rss[0].mb < 150)})`,
+    `  disk written per sealed block ${diskWrittenPerBlockBytes === undefined ? 'n/a' : `${f(diskWrittenPerBlockBytes / 1024)} KB`}, state diff ${stateDiffPerBlockBytes === undefined ? 'n/a' : `${f(stateDiffPerBlockBytes / 1024)} KB`} (${f(ratio)}x, goal <= 3x: ${goal(ratio <= 3)})`,
+    `  chart: ${path.relative(process.cwd(), chartFile)}`,
+  ];
+  for (const l of summary) console.log(l);
+  fs.writeFileSync(
+    path.join(out, `preconf-${stamp}.json`),
     JSON.stringify(
       {
         rate: RATE,
@@ -465,6 +634,20 @@ async function main() {
         rssMb: rss,
         heap,
         diskWrittenPerBlockBytes,
+        // Added with the hour run's chart (issue 33); the fields above stay as they were.
+        stateDiffPerBlockBytes,
+        batchPerBlockBytes,
+        idleSeconds: IDLE,
+        idleRssMb: rss[0].mb,
+        rssDrift: drift ? { ...drift, parts: driftParts } : null,
+        spanSeconds: SPAN,
+        submitToPendingPerSpanMs: latencyBySpan,
+        rssPerSpanMb: rssBySpan.map((r, i) => ({
+          ...r,
+          anon: anonBySpan[i]?.mean ?? null,
+          file: fileBySpan[i]?.mean ?? null,
+        })),
+        chart: path.basename(chartFile),
       },
       null,
       2,
@@ -480,22 +663,6 @@ function machineCpu() {
   } catch {
     return undefined;
   }
-}
-
-/** The least-squares line through samples { t, mb }: its values at the first and last t. */
-function leastSquares(samples) {
-  const n = samples.length;
-  const mt = samples.reduce((a, r) => a + r.t, 0) / n;
-  const mm = samples.reduce((a, r) => a + r.mb, 0) / n;
-  let cov = 0;
-  let vt = 0;
-  for (const r of samples) {
-    cov += (r.t - mt) * (r.mb - mm);
-    vt += (r.t - mt) ** 2;
-  }
-  const slope = vt ? cov / vt : 0;
-  const at = (t) => mm + slope * (t - mt);
-  return { from: at(samples[0].t), to: at(samples[n - 1].t) };
 }
 
 /** Sealed blocks and the bytes of their state diffs and batches so far, from the node's /metrics. */

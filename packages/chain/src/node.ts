@@ -8,7 +8,6 @@
  * One file (over 400 lines) because it is the composition root: the one place that knows every
  * concrete part (sequencer, follower, fork). Its length is wiring; it holds no rule of its own.
  */
-import { Address } from '@ethereumjs/util';
 import fs from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -289,7 +288,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     producer,
     pool,
     rotatePoolJournal: () => poolJournal.rotate(),
-    fork: ctx.fork && { url: ctx.fork.source.url, blockNumber: ctx.fork.number },
+    devBalance: options.balance,
     setLogging: (on) => {
       if (log && logLevel) log.level = on ? logLevel : 'silent';
     },
@@ -299,11 +298,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   if (devMethods) dev = devControls;
   if (ctx.fork && ctx.blocks.head.header.number === ctx.fork.number) {
     // A new fork: the dev accounts get their balance in the first block on top, as Anvil's do.
-    await producer.edit(async (s) => {
-      for (const a of spec.devAccounts)
-        await s.modifyAccountFields(new Address(hexToBytes(a.address)), { balance: options.balance });
-    });
-    if (ctx.blocks.head.header.number === ctx.fork.number) await devControls.mine();
+    await devControls.fundForkedDevAccounts();
     log?.info({ url: ctx.fork.source.url, block: Number(ctx.fork.number) }, 'forked');
   }
   if (loadState) {

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeFunctionData } from 'viem';
+import { createTestClient, encodeFunctionData, http as viemHttp } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChainStore } from '../src/storage/chainStore.js';
 import { ForkSource } from '../src/storage/forkSource.js';
@@ -147,6 +147,120 @@ describe('--fork-url', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     // The node keeps serving.
     expect(BigInt(await rpc(b2.url, 'eth_getBalance', [X, 'latest']))).toBe(2n * ETH);
+  }, 120_000);
+
+  it('anvil_reset: back to the fork point, onto another block, onto another remote', async () => {
+    const { abi, bytecode } = compileStore();
+    const set = (v: bigint) => encodeFunctionData({ abi, functionName: 'set', args: [v] });
+    const value = encodeFunctionData({ abi, functionName: 'value' });
+    const a = await startTestNode({ blockTime: 0, chainId: 4242n });
+    nodes.push(a);
+    const from = a.accounts[0].address;
+    const store = (await send(a.url, { from, data: bytecode })).contractAddress as string;
+    await send(a.url, { from, to: store, data: set(42n) });
+    await send(a.url, { from, to: X, value: hex(ETH) });
+    const n1 = BigInt(await rpc(a.url, 'eth_blockNumber'));
+    await send(a.url, { from, to: store, data: set(99n) });
+    const n2 = BigInt(await rpc(a.url, 'eth_blockNumber'));
+    const aBlockN2 = await rpc(a.url, 'eth_getBlockByNumber', [hex(n2), false]);
+
+    const dataDir = tempDir();
+    const b = await startTestNode({ blockTime: 0, dataDir, fork: { url: a.url, blockNumber: n1 } });
+    nodes.push(b);
+    const dev = b.accounts[0].address;
+    const devBalance = BigInt(await rpc(b.url, 'eth_getBalance', [dev, 'latest']));
+    // B's own changes on top of the fork: a transaction, a transfer, a test method, a pooled transaction.
+    const set7 = await send(b.url, { from, to: store, data: set(7n) });
+    await send(b.url, { from, to: Y, value: hex(2n * ETH) });
+    await rpc(b.url, 'anvil_setBalance', [X, hex(5n * ETH)]);
+    await rpc(b.url, 'evm_setAutomine', [false]);
+    const pooled = await rpc(b.url, 'eth_sendTransaction', [{ from, to: Y, value: '0x1' }]);
+    await rpc(b.url, 'evm_setAutomine', [true]);
+    await waitFor(async () => (await rpc(b.url, 'eth_getTransactionReceipt', [pooled]))?.blockNumber);
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBeGreaterThan(n1 + 3n);
+
+    // No parameters: back to the fork point, B's blocks, state and pool gone.
+    await rpc(b.url, 'evm_setAutomine', [false]);
+    const stillPooled = await rpc(b.url, 'eth_sendTransaction', [{ from, to: Y, value: '0x2' }]);
+    expect(await rpc(b.url, 'anvil_reset', [])).toBe(null);
+    // The fork block, and the first block on top funding the dev accounts again (as at the start).
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n1 + 1n);
+    for (const tag of ['latest', 'pending']) {
+      expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, tag])).toBe(word(42n));
+      expect(BigInt(await rpc(b.url, 'eth_getBalance', [X, tag]))).toBe(ETH);
+      expect(BigInt(await rpc(b.url, 'eth_getBalance', [Y, tag]))).toBe(0n);
+      expect(BigInt(await rpc(b.url, 'eth_getBalance', [dev, tag]))).toBe(devBalance);
+    }
+    expect(await rpc(b.url, 'eth_getTransactionByHash', [set7.transactionHash])).toBe(null);
+    expect(await rpc(b.url, 'eth_getTransactionByHash', [stillPooled])).toBe(null);
+    expect(await rpc(b.url, 'eth_getBlockByNumber', [hex(n1 + 2n), false])).toBe(null);
+    // Built on again from there.
+    await rpc(b.url, 'evm_setAutomine', [true]);
+    await send(b.url, { from, to: store, data: set(8n) });
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(8n));
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n1 + 2n);
+    // viem's reset() sends neither a URL nor a block: the fork point too (not A's latest).
+    await createTestClient({ mode: 'anvil', transport: viemHttp(b.url) }).reset();
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n1 + 1n);
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(42n));
+
+    // Another block of the same remote (Hardhat's shape, hardhat_reset): A's state there.
+    expect(
+      await rpc(b.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: a.url, blockNumber: Number(n2) } }]),
+    ).toBe(true);
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(n2 + 1n);
+    expect((await rpc(b.url, 'eth_getBlockByNumber', [hex(n2), false])).hash).toBe(aBlockN2.hash);
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(99n));
+    expect(await rpc(b.url, 'eth_getStorageAt', [store, '0x0', hex(n1)])).toBe(word(42n));
+    expect((await rpc(b.url, 'anvil_nodeInfo')).forkConfig).toMatchObject({
+      forkUrl: a.url,
+      forkBlockNumber: Number(n2),
+    });
+
+    // A remote of another chain id is refused: the node's own is fixed.
+    const other = await startTestNode({ blockTime: 0, chainId: 4343n });
+    nodes.push(other);
+    await expect(rpc(b.url, 'anvil_reset', [{ forking: { jsonRpcUrl: other.url } }])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining(`${other.url} serves chain id 4343, this node 4242`),
+    });
+    await other.stop();
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(99n));
+
+    // Another remote, at its latest block: C holds other values at the same address.
+    const c = await startTestNode({ blockTime: 0, chainId: 4242n });
+    nodes.push(c);
+    const cStore = (await send(c.url, { from, data: bytecode })).contractAddress as string;
+    expect(cStore).toBe(store); // the same deployer and nonce
+    await send(c.url, { from, to: store, data: set(1234n) });
+    const cn = BigInt(await rpc(c.url, 'eth_blockNumber'));
+    await rpc(b.url, 'anvil_reset', [{ forking: { jsonRpcUrl: c.url } }]);
+    expect(BigInt(await rpc(b.url, 'eth_blockNumber'))).toBe(cn + 1n);
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(1234n));
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [X, 'latest']))).toBe(0n);
+    expect((await rpc(b.url, 'eth_getBlockByNumber', ['0x1', false])).hash).toBe(
+      (await rpc(c.url, 'eth_getBlockByNumber', ['0x1', false])).hash,
+    );
+    await send(b.url, { from, to: store, data: set(5n) });
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(5n));
+
+    // A remote that cannot answer: a clear error, and the node as it was.
+    const head = await rpc(b.url, 'eth_getBlockByNumber', ['latest', false]);
+    await expect(
+      rpc(b.url, 'anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1', blockNumber: 1 } }]),
+    ).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('http://127.0.0.1:1') });
+    expect(await rpc(b.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(head);
+    expect(await rpc(b.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(5n));
+
+    // A restart opens the new fork; a reset to the fork point needs no remote.
+    await b.stop({ keepData: true });
+    await c.stop();
+    const b2 = await startTestNode({ blockTime: 0, dataDir });
+    nodes.push(b2);
+    expect(await rpc(b2.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(5n));
+    await rpc(b2.url, 'anvil_reset', []);
+    expect(BigInt(await rpc(b2.url, 'eth_blockNumber'))).toBe(cn + 1n);
+    expect(await rpc(b2.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(1234n));
   }, 120_000);
 
   it('a remote that does not answer times out with the fork URL and --fork-timeout', async () => {

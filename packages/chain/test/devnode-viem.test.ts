@@ -81,6 +81,19 @@ for (const mode of ['anvil', 'hardhat'] as const) {
       expect(pending.timestamp).toBeGreaterThan(latest.timestamp);
     });
 
+    it('increaseTime counts from the latest block when blocks run ahead of the clock', async () => {
+      // Ten blocks mined at once take parent + 1 each: the head is seconds ahead of the clock.
+      await test.mine({ blocks: 10 });
+      const before = (await pub.getBlock({ blockTag: 'latest' })).timestamp;
+      await test.increaseTime({ seconds: 3600 });
+      await test.mine({ blocks: 1 });
+      const { latest, pending } = await at((blockTag) => pub.getBlock({ blockTag }));
+      expect(latest.timestamp).toBeGreaterThanOrEqual(before + 3600n);
+      // Not a second more than the clock moved meanwhile.
+      expect(latest.timestamp).toBeLessThanOrEqual(before + 3600n + 2n);
+      expect(pending.timestamp).toBeGreaterThan(latest.timestamp);
+    });
+
     it('setNextBlockTimestamp sets the next block exactly, pending first', async () => {
       const t = (await pub.getBlock({ blockTag: 'latest' })).timestamp + 10_000n;
       await test.setNextBlockTimestamp({ timestamp: t });
@@ -226,7 +239,10 @@ for (const mode of ['anvil', 'hardhat'] as const) {
       const { abi, bytecode } = compileStore();
       const deployHash = await wallet.deployContract({ abi, bytecode });
       const store = (await pub.waitForTransactionReceipt({ hash: deployHash })).contractAddress!;
-      await wallet.writeContract({ address: store, abi, functionName: 'set', args: [5n] });
+      // Sealed before the head is read: a send returns once the transaction is pooled, and
+      // automine seals it a moment later (as Anvil's miner does).
+      const set5 = await wallet.writeContract({ address: store, abi, functionName: 'set', args: [5n] });
+      await pub.waitForTransactionReceipt({ hash: set5 });
       const head = await pub.getBlock({ blockTag: 'latest' });
       const id = await test.snapshot();
       await test.setBalance({ address: who, value: 77n });
@@ -253,6 +269,23 @@ for (const mode of ['anvil', 'hardhat'] as const) {
       // The chain goes on from there.
       await test.mine({ blocks: 1 });
       expect(await pub.getBlockNumber({ cacheTime: 0 })).toBe(head.number + 1n);
+    });
+
+    it('revert takes the clock back to the snapshot, as Anvil does', async () => {
+      const head = await pub.getBlock({ blockTag: 'latest' });
+      const id = await test.snapshot();
+      await test.increaseTime({ seconds: 86_400 });
+      await test.mine({ blocks: 1 });
+      expect((await pub.getBlock({ blockTag: 'latest' })).timestamp).toBeGreaterThanOrEqual(
+        head.timestamp + 86_400n,
+      );
+      await test.revert({ id });
+      await test.mine({ blocks: 1 });
+      const { latest, pending } = await at((blockTag) => pub.getBlock({ blockTag }));
+      expect(latest.number).toBe(head.number + 1n);
+      expect(latest.timestamp).toBeGreaterThan(head.timestamp);
+      expect(latest.timestamp).toBeLessThan(head.timestamp + 60n);
+      expect(pending.timestamp).toBeLessThan(head.timestamp + 60n);
     });
 
     it('dumpState / loadState', async () => {

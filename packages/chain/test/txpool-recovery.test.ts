@@ -207,4 +207,40 @@ describe('the pool recovering on the thread', () => {
     const ok = await eip1559(alice);
     expect((await pool.add(ok)).sender).toBe(alice.address.toLowerCase());
   });
+
+  test('prepared ahead (a batch): the same senders and refusals as added alone, and prepare throws for nothing', async () => {
+    const msgHash = hexToBytes(keccak256(serializeTransaction(eip1559Fields())));
+    const sig = await sign({ hash: toHex(msgHash), privateKey: keyOf(0) });
+    const r = unrecoverableR(msgHash, minimal(hexToBytes(sig.s)));
+    const good = await Promise.all([0, 1, 2].map((nonce) => eip1559(alice, { nonce })));
+    const raws = [
+      good[0],
+      hexToBytes(serializeTransaction(eip1559Fields(), { r: toHex(r), s: sig.s, yParity: 0 })),
+      good[1],
+      new Uint8Array([0x02, 0xc1, 0x80]), // too few fields
+      new Uint8Array(), // empty
+      await eip1559(signer(1), { chainId: 1 }),
+      await eip1559(signer(1), { maxFeePerGas: 2n * ETHER }), // over the 1 ether fee cap
+      Uint8Array.from(good[0]), // the same transaction again
+      good[2],
+    ];
+    const outcome = (p: Promise<{ sender: string; hash: string }>) =>
+      p.then(
+        (t) => `${t.sender} ${t.hash}`,
+        (e: Error) => `refused: ${e.message}`,
+      );
+    const alone: string[] = [];
+    const plain = makePool();
+    for (const raw of raws) alone.push(await outcome(plain.add(raw)));
+
+    const pool = makePool();
+    for (const raw of raws) pool.prepare(raw);
+    const prepared: string[] = [];
+    for (const raw of raws) prepared.push(await outcome(pool.add(raw)));
+    expect(prepared).toEqual(alone);
+    expect(prepared.filter((o) => o.startsWith(alice.address.toLowerCase()))).toHaveLength(3);
+    expect(prepared[1]).toBe('refused: invalid sender: recovery failed');
+    expect(prepared[7]).toBe('refused: already known');
+    expect(pool.status()).toEqual({ pending: 3, queued: 0 });
+  });
 });

@@ -79,10 +79,27 @@ export class BlockOpener {
     this.edits.push(change);
   }
 
-  /** Adds `seconds` to the clock of future block timestamps; returns the total offset (s). */
+  /**
+   * Adds `seconds` to the clock of future block timestamps, counted from the latest block if it
+   * is ahead of the clock; returns the total offset (s). Blocks mined faster than one a second
+   * take parent + 1 here (Anvil lets them share a timestamp instead), so the head can run ahead
+   * of the clock; Anvil's users expect `latest + seconds` at least, so the clock first catches up
+   * with the head. docs/decisions/0300-increase-time-counts-from-the-head.md.
+   */
   increaseTime(seconds: bigint): bigint {
+    const behindMs = Number(this.ctx.blocks.head.header.timestamp) * 1000 - (this.now() + this.clockOffsetMs);
+    if (behindMs > 0) this.clockOffsetMs += behindMs;
     this.clockOffsetMs += Number(seconds) * 1000;
     return BigInt(Math.round(this.clockOffsetMs / 1000));
+  }
+
+  /**
+   * The clock reads `timestamp` from now on (evm_revert: back to the snapshot's head, as Anvil
+   * does), or the wall clock again (anvil_reset); the next block's settings are forgotten.
+   */
+  setClock(timestamp?: bigint): void {
+    this.clockOffsetMs = timestamp === undefined ? 0 : Number(timestamp) * 1000 - this.now();
+    this.next = {};
   }
 
   /** Header settings for the blocks to come (see NextHeader). */

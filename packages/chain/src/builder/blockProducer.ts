@@ -242,15 +242,18 @@ export class BlockProducer {
    * Runs `rewrite` on the builder's queue with production stopped, every sealed block on disk
    * and the flashblock journal emptied (what it held must never be replayed); then opens a new
    * block on whatever head the chain has and resumes. Consumer: builder/devControls.ts
-   * (evm_revert, anvil_reset), which rewinds storage inside `rewrite`.
+   * (evm_revert, anvil_reset), which rewinds storage inside `rewrite`. `clock`: `head`, the
+   * clock of block timestamps goes back to the new head's (Anvil's evm_revert); `wall`, to the
+   * wall clock (anvil_reset).
    */
-  rewind(rewrite: () => Promise<void>): Promise<void> {
+  rewind(rewrite: () => Promise<void>, clock: 'head' | 'wall'): Promise<void> {
     return this.enqueue(async () => {
       this.timer.halt();
       this.passes.cancel();
       await this.sealer.rewind();
       await this.ctx.store.flushed();
       await rewrite();
+      this.opener.setClock(clock === 'head' ? this.ctx.blocks.head.header.timestamp : undefined);
       this.openFresh(this.ctx.blocks.head);
       if (this.sealer.journaled) await this.sealer.openJournal(this.building);
       this.events.emit('flashblock', this.building.snapshot);

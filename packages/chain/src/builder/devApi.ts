@@ -8,6 +8,7 @@
  * automine on (Anvil's default, a block per transaction), the change is sealed in a block of its
  * own at once, so `latest` shows it when the call returns.
  */
+import type { ForkTarget } from '../execution/forkReset.js';
 import type { AnvilState } from '../state/anvilStateFile.js';
 
 export type Hex = `0x${string}`;
@@ -79,7 +80,7 @@ export interface DevApi {
   revert(id: bigint): Promise<boolean>;
 
   /** Back to genesis (fork: to the fork point, or to a new fork). */
-  reset(fork?: { url?: string; blockNumber?: bigint }): Promise<void>;
+  reset(fork?: ForkTarget): Promise<void>;
 
   dumpState(): Promise<AnvilState>;
   /** Sets every account of `state` in the block being built (merging with what is there). */

@@ -19,6 +19,7 @@ import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
 import type { ChainContext } from '../execution/chainContext.js';
+import { applyForkReset, type ForkTarget, prepareForkReset } from '../execution/forkReset.js';
 import { writeGenesis } from '../execution/genesis.js';
 import { bigintToBytes, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { type AnvilAccount, type AnvilState, slotKey } from '../state/anvilStateFile.js';
@@ -49,7 +50,8 @@ export interface DevControlsOptions {
   rotatePoolJournal?: () => Promise<void>;
   /** Turns the node's logging on and off (anvil_setLoggingEnabled). */
   setLogging?: (on: boolean) => void;
-  fork?: { url: string; blockNumber: bigint };
+  /** What the dev accounts get on a fork (--balance), at its start and after anvil_reset. */
+  devBalance?: bigint;
 }
 
 const TIP = 1_000_000_000n;
@@ -275,7 +277,7 @@ export class DevControls implements DevApi {
     for (const k of this.snapshots.keys()) if (k >= id) this.snapshots.delete(k);
     const canonical = await this.ctx.store.hashByNumber(snap.head.number);
     if (!canonical || !equalBytes(canonical, snap.head.hash)) return false;
-    await this.producer.rewind(() => this.rewindTo(snap));
+    await this.producer.rewind(() => this.rewindTo(snap), 'head');
     for (const n of this.changes.keys())
       if (n > snap.head.number || !this.snapshots.size) this.changes.delete(n);
     await this.refillPool(snap.txs);
@@ -343,13 +345,14 @@ export class DevControls implements DevApi {
     await this.o.rotatePoolJournal?.();
   }
 
-  async reset(fork?: { url?: string; blockNumber?: bigint }): Promise<void> {
-    if (this.ctx.fork)
+  async reset(target?: ForkTarget): Promise<void> {
+    // viem's reset() sends `{forking: {blockNumber: null}}`: neither a URL nor a block is no target.
+    const fork = target?.url !== undefined || target?.blockNumber !== undefined ? target : undefined;
+    if (this.ctx.fork) return this.resetFork(fork);
+    if (fork)
       throw new DevMethodError(
-        'anvil_reset on a fork is not supported: start a node with --fork-url and a new --data-dir',
+        'anvil_reset to a fork needs a node started with --fork-url (this one is not a fork)',
       );
-    if (fork?.url || fork?.blockNumber !== undefined)
-      throw new DevMethodError('anvil_reset to a fork is not supported: start the node with --fork-url');
     await this.producer.rewind(async () => {
       const { store } = this.ctx;
       const ops: { key: Uint8Array }[] = [];
@@ -360,10 +363,36 @@ export class DevControls implements DevApi {
       await writeGenesis(this.ctx);
       await store.flushed();
       await this.ctx.blocks.forget();
-    });
+    }, 'wall');
     this.snapshots.clear();
     this.changes.clear();
     await this.refillPool([]);
+  }
+
+  /**
+   * A fork: back to the fork point (no target), or onto a new fork; what the remote must answer
+   * is asked before production stops (execution/forkReset.ts). Then the dev accounts are funded
+   * again in the first block on top, as when the fork started.
+   */
+  private async resetFork(target?: ForkTarget): Promise<void> {
+    const prepared = await prepareForkReset(this.ctx, target);
+    await this.producer.rewind(() => applyForkReset(this.ctx, prepared), 'wall');
+    this.snapshots.clear();
+    this.changes.clear();
+    await this.refillPool([]);
+    await this.fundForkedDevAccounts();
+  }
+
+  /** A fork's first block on top gives the dev accounts their balance, as Anvil's fork does. */
+  async fundForkedDevAccounts(): Promise<void> {
+    const { spec, fork } = this.ctx;
+    const balance = this.o.devBalance ?? 0n;
+    await this.producer.edit(async (s) => {
+      for (const a of spec.devAccounts)
+        await s.modifyAccountFields(new Address(hexToBytes(a.address)), { balance });
+    });
+    // Automine sealed it already; otherwise it is sealed now.
+    if (this.ctx.blocks.head.header.number === fork?.number) await this.mine();
   }
 
   // ---- state files ----
@@ -437,7 +466,7 @@ export class DevControls implements DevApi {
         gasLimit: p.header.gasLimit,
         gasPrice: p.baseFee + TIP,
       },
-      forkConfig: { forkUrl: this.o.fork?.url, forkBlockNumber: this.o.fork?.blockNumber },
+      forkConfig: { forkUrl: this.ctx.fork?.source.url, forkBlockNumber: this.ctx.fork?.number },
     };
   }
 

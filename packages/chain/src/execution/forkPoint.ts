@@ -4,13 +4,14 @@
  * written as the local head, so numbering continues at N+1 and blocks are built on top of it.
  * Decision: docs/decisions/0144-fork-reads.md.
  */
+import type { Common } from '@ethereumjs/common';
 import type { DevChainConfig, ForkConfig } from '../chainspec/chainConfig.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { openTrie } from '../state/trieAdapter.js';
 import { EMPTY_TRIE_ROOT } from '../trie/index.js';
-import { remoteBlock } from '../storage/forkBlocks.js';
+import { type RemoteBlock, remoteBlock } from '../storage/forkBlocks.js';
 import { ForkError, ForkSource } from '../storage/forkSource.js';
 import type { ChainContext } from './chainContext.js';
 import { commitBlock } from './commitBlock.js';
@@ -66,15 +67,25 @@ const nothing: StateReader = {
   readCode: async () => new Uint8Array(0),
 };
 
-/** Writes the fork block as the head of a new fork's database (the remote must answer). */
-export async function writeForkPoint(ctx: ChainContext): Promise<void> {
-  const fork = ctx.fork!;
-  const json = await fork.source.blockJson(fork.number);
-  if (!json) throw new ForkError(`fork: ${fork.source.url} has no block ${fork.number}`);
-  const rb = await remoteBlock(fork.source, ctx.spec.common, json);
+/** The fork block as the remote has it (its receipts too), ready to be written as the head. */
+export interface ForkPointBlock {
+  stateRoot: Uint8Array;
+  block: RemoteBlock;
+}
+
+/** Asks the remote for the fork block (the remote must answer). */
+export async function fetchForkPoint(source: ForkSource, common: Common, n: bigint): Promise<ForkPointBlock> {
+  const json = await source.blockJson(n);
+  if (!json) throw new ForkError(`fork: ${source.url} has no block ${n}`);
+  return { stateRoot: hexToBytes(json.stateRoot), block: await remoteBlock(source, common, json) };
+}
+
+/** Writes the fork block as the head of the fork's database (new, or emptied by anvil_reset). */
+export async function commitForkPoint(ctx: ChainContext, p: ForkPointBlock): Promise<void> {
+  const rb = p.block;
   const state = new JournaledState(nothing);
   const root = {
-    root: hexToBytes(json.stateRoot),
+    root: p.stateRoot,
     nodes: [],
     accounts: new Map(),
     trie: openTrie(EMPTY_TRIE_ROOT, ctx.nodes),
@@ -88,4 +99,10 @@ export async function writeForkPoint(ctx: ChainContext): Promise<void> {
       root,
     )
   ).durable;
+}
+
+/** Writes the fork block as the head of a new fork's database (the remote must answer). */
+export async function writeForkPoint(ctx: ChainContext): Promise<void> {
+  const fork = ctx.fork!;
+  await commitForkPoint(ctx, await fetchForkPoint(fork.source, ctx.spec.common, fork.number));
 }

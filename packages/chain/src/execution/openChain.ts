@@ -77,8 +77,12 @@ export async function openChain(
   }
 }
 
-/** Below the fork block, every read goes to the remote (state/forkState.ts, storage/forkBlocks.ts). */
-function attachFork(
+/**
+ * Below the fork block, every read goes to the remote (state/forkState.ts, storage/forkBlocks.ts).
+ * Attached again by anvil_reset to a new fork (execution/forkReset.ts): `ctx.fork` is changed in
+ * place, since the readers hold it.
+ */
+export function attachFork(
   ctx: ChainContext,
   fork: ForkConfig,
   o: { url?: string; timeoutMs: number } | undefined,
@@ -90,13 +94,15 @@ function attachFork(
   );
   const below = new ForkState(source, ctx.store);
   ctx.store.tombstones = true;
-  ctx.fork = {
+  const base = {
     root: hexToBytes(fork.stateRoot),
     below,
     source,
     number,
-    at: (n) => new ForkState(source.at(n), ctx.store),
+    at: (n: bigint) => new ForkState(source.at(n), ctx.store),
   };
+  if (ctx.fork) Object.assign(ctx.fork, base);
+  else ctx.fork = base;
   ctx.flat.below = below;
   ctx.blocks.fork = { source, number, genesisHash: hexToBytes(fork.genesisHash) };
 }

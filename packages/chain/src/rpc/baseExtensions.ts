@@ -8,6 +8,7 @@ import { method, type Methods } from './context.js';
 import { RpcError, ErrorCode } from './errors.js';
 import { inclusionOf } from './inclusion.js';
 import type { Params } from './params.js';
+import { prepareRawTransaction, rawTransactionParam } from './rawTransaction.js';
 import { receiptOf } from './receipts.js';
 
 /**
@@ -37,21 +38,25 @@ export const baseMethods: Methods = {
    * once the transaction is pre-confirmed or sealed, whichever comes first; after the timeout,
    * error 4 with the transaction's hash in `data` (it stays in the pool and may still land).
    */
-  eth_sendRawTransactionSync: method(['data', 'timeout'], 1, async (p, c) => {
-    const raw = p.data(0);
-    if (raw.length === 0) p.fail(0, 'empty transaction');
-    const ms = timeoutOf(p, c.limits.sendSyncTimeoutMs);
-    const t = await c.pool.add(raw);
-    const hash = Uint8Array.from(Buffer.from(t.hash.slice(2), 'hex'));
-    const found = await inclusionOf(c).waitFor(c, hash, ms);
-    if (!found)
-      throw new RpcError(
-        ErrorCode.TransactionTimeout,
-        `the transaction was added to the pool but not pre-confirmed within ${ms} ms`,
-        t.hash,
-      );
-    return receiptOf(c, found);
-  }),
+  eth_sendRawTransactionSync: method(
+    ['data', 'timeout'],
+    1,
+    async (p, c, _conn, _client, prepared) => {
+      const raw = rawTransactionParam(p, prepared);
+      const ms = timeoutOf(p, c.limits.sendSyncTimeoutMs);
+      const t = await c.pool.add(raw);
+      const hash = Uint8Array.from(Buffer.from(t.hash.slice(2), 'hex'));
+      const found = await inclusionOf(c).waitFor(c, hash, ms);
+      if (!found)
+        throw new RpcError(
+          ErrorCode.TransactionTimeout,
+          `the transaction was added to the pool but not pre-confirmed within ${ms} ms`,
+          t.hash,
+        );
+      return receiptOf(c, found);
+    },
+    prepareRawTransaction,
+  ),
 
   /** `{"status":"Known"}` while the pool holds the transaction, else `"Unknown"` (as Base). */
   base_transactionStatus: method(['transactionHash'], 1, (p, c) => ({

@@ -65,12 +65,33 @@ export interface Method {
   params: string[];
   /** How many of them are required. */
   required: number;
-  /** `client`: the caller's address (HTTP), which per-client limits are counted by. */
-  run(p: Params, c: RpcContext, conn?: Connection, client?: string): unknown | Promise<unknown>;
+  /**
+   * `client`: the caller's address (HTTP), which per-client limits are counted by. `prepared`:
+   * what `prepare` returned for this request, when it ran.
+   */
+  run(
+    p: Params,
+    c: RpcContext,
+    conn?: Connection,
+    client?: string,
+    prepared?: unknown,
+  ): unknown | Promise<unknown>;
+  /**
+   * Optional: starts, ahead of the request's turn in a batch, work that does not depend on the
+   * requests before it (eth_sendRawTransaction: decoding and the sender's recovery on the worker
+   * thread). Given the raw params before any check; must throw nothing and change nothing a
+   * client sees (every check and error stays in `run`, which gets the result).
+   */
+  prepare?(params: unknown[], c: RpcContext): unknown;
 }
 
 export type Methods = Record<string, Method>;
 
-export function method(params: string[], required: number, run: Method['run']): Method {
-  return { params, required, run };
+export function method(
+  params: string[],
+  required: number,
+  run: Method['run'],
+  prepare?: Method['prepare'],
+): Method {
+  return prepare ? { params, required, run, prepare } : { params, required, run };
 }

@@ -23,6 +23,7 @@ import { parseFilter } from './logFilter.js';
 import { getLogs } from './logs.js';
 import { type Params, parseData } from './params.js';
 import { blobGasPriceOf, receiptOf } from './receipts.js';
+import { prepareRawTransaction, rawTransactionParam } from './rawTransaction.js';
 import { parseStateOverrides } from './stateOverrides.js';
 
 async function blockJson(c: RpcContext, view: BlockView | undefined, full: boolean) {
@@ -293,12 +294,12 @@ export const ethMethods: Methods = {
 
   eth_getLogs: method(['filter'], 1, async (p, c) => getLogs(c, parseFilter(p.raw(0), 0, c.limits))),
 
-  eth_sendRawTransaction: method(['data'], 1, async (p, c) => {
-    const raw = p.data(0);
-    if (raw.length === 0) p.fail(0, 'empty transaction');
-    const t = await c.pool.add(raw);
-    return t.hash;
-  }),
+  eth_sendRawTransaction: method(
+    ['data'],
+    1,
+    async (p, c, _conn, _client, prepared) => (await c.pool.add(rawTransactionParam(p, prepared))).hash,
+    prepareRawTransaction,
+  ),
 
   eth_feeHistory: method(['blockCount', 'newestBlock', 'rewardPercentiles'], 2, async (p, c) => {
     const countRaw = p.raw(0);

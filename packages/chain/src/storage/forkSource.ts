@@ -54,7 +54,8 @@ export interface ForkSourceOptions {
 export class ForkSource {
   readonly url: string;
   readonly blockNumber: bigint;
-  private readonly timeoutMs: number;
+  /** Milliseconds a remote request may take (`--fork-timeout`). */
+  readonly timeoutMs: number;
   private readonly keepState: boolean;
   private queue: Queued[] = [];
   private id = 0;

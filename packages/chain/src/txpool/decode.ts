@@ -301,51 +301,95 @@ export const IMPERSONATED_S = 1n;
  * geth's Sender step: chain id, signature values (EIP-2 low s), then recovery over the signing
  * hash. Resolves to the sender, 0x-lowercase. Throws TxPoolError `invalid chain id for signer` or
  * `invalid sender: invalid transaction v, r, s values` / `invalid sender: recovery failed`.
+ * `started`: the public key's recovery begun ahead of this step (`startRecovery`), awaited in
+ * its place; the checks before it run here all the same, in the same order.
  */
 export async function recoverSender(
   decoded: DecodedTransaction,
   chainId: bigint,
   crypto: RecoveryCrypto,
+  started?: Promise<Uint8Array>,
 ): Promise<Hex> {
-  const { type, v, r, s } = decoded;
+  const { r, s } = decoded;
   if (decoded.chainId !== undefined && decoded.chainId !== chainId) {
     if (decoded.chainId < 0n) throw poolError('invalidSender', 'invalid transaction v, r, s values');
     throw poolError('invalidChainId', `have ${decoded.chainId} want ${chainId}`);
   }
-  const parity = type !== 0 ? v : decoded.chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
   // A dev node's impersonated sender (anvil_impersonateAccount) signs nothing: r names it.
   if (crypto.impersonated && s === IMPERSONATED_S && r > 0n && r < 1n << 160n) {
     const address = `0x${r.toString(16).padStart(40, '0')}` as Hex;
     if (crypto.impersonated(address)) return address;
   }
-  if ((parity !== 0n && parity !== 1n) || r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_HALF_N) {
-    throw poolError('invalidSender', 'invalid transaction v, r, s values');
-  }
-  const values = decoded.values as Uint8Array[];
-  const n = values.length;
-  let unsigned: Uint8Array;
-  if (type === 0) {
-    const fields = values.slice(0, 6);
-    if (decoded.chainId !== undefined) fields.push(chainIdBytes(chainId), EMPTY, EMPTY);
-    unsigned = RLP.encode(fields);
-  } else {
-    const body = RLP.encode(values.slice(0, n - 3));
-    unsigned = new Uint8Array(body.length + 1);
-    unsigned[0] = type;
-    unsigned.set(body, 1);
-  }
-  const msgHash = crypto.keccak256(unsigned);
+  const parity = signatureParity(decoded, chainId);
+  if (parity === undefined) throw poolError('invalidSender', 'invalid transaction v, r, s values');
   let publicKey: Uint8Array;
   try {
-    publicKey = crypto.recovery
-      ? await crypto.recovery.recoverPublicKey(msgHash, parity === 0n ? 0 : 1, values[n - 2], values[n - 1])
-      : crypto.ecrecover(msgHash, parity, values[n - 2], values[n - 1]);
+    publicKey = await (started ?? recoverPublicKey(decoded, chainId, parity, crypto));
   } catch {
     // No point has r as its x (or the key is at infinity): geth's secp256k1 ErrRecoverFailed.
     throw poolError('invalidSender', 'recovery failed');
   }
   if (publicKey.length === 65) publicKey = publicKey.subarray(1);
   return bytesToHex(crypto.keccak256(publicKey).subarray(12));
+}
+
+/**
+ * Starts the recovery of the signer's public key, for `recoverSender` to await later (the
+ * requests of a JSON-RPC batch: the worker thread recovers them back to back while the pool
+ * checks the ones before). Undefined where there is nothing to start: no worker thread, or a
+ * transaction `recoverSender` refuses before recovering. A failure is kept for `recoverSender`.
+ */
+export function startRecovery(
+  decoded: DecodedTransaction,
+  chainId: bigint,
+  crypto: RecoveryCrypto,
+): Promise<Uint8Array> | undefined {
+  if (!crypto.recovery || (decoded.chainId !== undefined && decoded.chainId !== chainId)) return undefined;
+  const parity = signatureParity(decoded, chainId);
+  if (parity === undefined) return undefined;
+  const started = recoverPublicKey(decoded, chainId, parity, crypto);
+  started.catch(() => {}); // reported when awaited
+  return started;
+}
+
+/** The recovery id, or undefined for signature values geth refuses (EIP-2 low s). */
+function signatureParity(decoded: DecodedTransaction, chainId: bigint): 0 | 1 | undefined {
+  const { type, v, r, s } = decoded;
+  const parity = type !== 0 ? v : decoded.chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
+  if ((parity !== 0n && parity !== 1n) || r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_HALF_N) {
+    return undefined;
+  }
+  return parity === 0n ? 0 : 1;
+}
+
+/** Recovers the signer's public key over the signing hash (on the worker thread when there is one). */
+async function recoverPublicKey(
+  decoded: DecodedTransaction,
+  chainId: bigint,
+  parity: 0 | 1,
+  crypto: RecoveryCrypto,
+): Promise<Uint8Array> {
+  const values = decoded.values as Uint8Array[];
+  const n = values.length;
+  const msgHash = crypto.keccak256(signingPayload(decoded, chainId));
+  return crypto.recovery
+    ? crypto.recovery.recoverPublicKey(msgHash, parity, values[n - 2], values[n - 1])
+    : crypto.ecrecover(msgHash, BigInt(parity), values[n - 2], values[n - 1]);
+}
+
+/** What the signature signs: the fields before v, r, s (EIP-155: with the chain id, 0, 0). */
+function signingPayload(decoded: DecodedTransaction, chainId: bigint): Uint8Array {
+  const values = decoded.values as Uint8Array[];
+  if (decoded.type === 0) {
+    const fields = values.slice(0, 6);
+    if (decoded.chainId !== undefined) fields.push(chainIdBytes(chainId), EMPTY, EMPTY);
+    return RLP.encode(fields);
+  }
+  const body = RLP.encode(values.slice(0, values.length - 3));
+  const unsigned = new Uint8Array(body.length + 1);
+  unsigned[0] = decoded.type;
+  unsigned.set(body, 1);
+  return unsigned;
 }
 
 let cachedChainId: { id: bigint; bytes: Uint8Array } | undefined;

@@ -21,7 +21,12 @@ import { ecrecover } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { type BlobSupport, blobSupportOf } from './blobs.js';
 import { bytesToHex } from '../primitives/hex.js';
-import { decodeRawTransaction, type RecoveryCrypto } from './decode.js';
+import {
+  type DecodedTransaction,
+  decodeRawTransaction,
+  type RecoveryCrypto,
+  startRecovery,
+} from './decode.js';
 import { poolError } from './errors.js';
 import { type HeapItem, IndexedHeap } from './heap.js';
 import { PooledTransaction } from './pooledTransaction.js';
@@ -96,6 +101,13 @@ function checkReservation(account: Account, blob: boolean): void {
   }
 }
 
+/** What `prepare` did ahead of `add` for one submission's bytes. */
+interface Prepared {
+  decoded: DecodedTransaction;
+  hash: Hex;
+  recovery: Promise<Uint8Array> | undefined;
+}
+
 class LegacyPool implements TxPool {
   private readonly settings: Settings;
   private readonly state: PoolStateReader;
@@ -119,6 +131,8 @@ class LegacyPool implements TxPool {
   private queuedCount = 0;
   private slotsUsed = 0;
   private readonly listeners = new Set<(tx: PoolTransaction) => void>();
+  /** Submissions prepared ahead of their add, by the bytes object add will be given. */
+  private readonly prepared = new WeakMap<Uint8Array, Prepared>();
 
   constructor(private readonly config: TxPoolConfig) {
     this.settings = {
@@ -151,21 +165,48 @@ class LegacyPool implements TxPool {
     this.queuedHeap = new IndexedHeap(cheaper);
   }
 
-  async add(raw: Uint8Array): Promise<PoolTransaction> {
-    const decoded = decodeRawTransaction(raw, this.blobs);
-    validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
+  prepare(raw: Uint8Array): void {
+    if (this.prepared.has(raw)) return;
+    let decoded: DecodedTransaction;
+    try {
+      decoded = decodeRawTransaction(raw, this.blobs);
+    } catch {
+      return; // add decodes it again and refuses it with the same error
+    }
     const hash = bytesToHex(this.crypto.keccak256(decoded.signed));
+    // No recovery for one that add refuses before it needs the sender (known, over the fee cap,
+    // unprotected): a hostile batch of them costs the worker nothing.
+    let refusedEarly = this.byHash.has(hash);
+    try {
+      validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
+    } catch {
+      refusedEarly = true;
+    }
+    const recovery = refusedEarly ? undefined : startRecovery(decoded, this.chainId, this.crypto);
+    this.prepared.set(raw, { decoded, hash, recovery });
+  }
+
+  async add(raw: Uint8Array): Promise<PoolTransaction> {
+    const prepared = this.prepared.get(raw);
+    if (prepared !== undefined) this.prepared.delete(raw);
+    const decoded = prepared?.decoded ?? decodeRawTransaction(raw, this.blobs);
+    validateSubmission(decoded, this.settings.txFeeCap, this.settings.allowUnprotected);
+    const hash = prepared?.hash ?? bytesToHex(this.crypto.keccak256(decoded.signed));
     if (this.byHash.has(hash)) throw poolError('alreadyKnown');
-    const sender = await validateStateless(decoded, {
-      chainId: this.chainId,
-      crypto: this.crypto,
-      floorDataGas: this.floorDataGas,
-      blockGasLimit: this.config.blockGasLimit(),
-      baseFee: this.config.baseFee(),
-      minTip: this.settings.priceLimit,
-      blobs: this.blobs.accepted ? this.blobs.rules : undefined,
-      blobBaseFee: decoded.blob !== undefined ? this.config.blobBaseFee?.() : undefined,
-    });
+    const sender = await validateStateless(
+      decoded,
+      {
+        chainId: this.chainId,
+        crypto: this.crypto,
+        floorDataGas: this.floorDataGas,
+        blockGasLimit: this.config.blockGasLimit(),
+        baseFee: this.config.baseFee(),
+        minTip: this.settings.priceLimit,
+        blobs: this.blobs.accepted ? this.blobs.rules : undefined,
+        blobBaseFee: decoded.blob !== undefined ? this.config.blobBaseFee?.() : undefined,
+      },
+      prepared?.recovery,
+    );
     const { nonce: stateNonce, balance } = await this.readAccount(sender);
 
     // Synchronous from here: no other operation interleaves.

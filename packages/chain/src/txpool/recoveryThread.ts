@@ -108,6 +108,8 @@ export class RecoveryThread implements SenderRecovery {
   private readonly inRing: Job[] = [];
   private readonly waiting: Job[] = [];
   private watching = false;
+  /** A wake-up of the worker is due at the end of this turn (one for every job written in it). */
+  private waking = false;
 
   private constructor() {
     const buffer = new SharedArrayBuffer(CONTROL_BYTES + SLOTS * (IN + OUT));
@@ -173,7 +175,14 @@ export class RecoveryThread implements SenderRecovery {
     this.inRing.push(job);
     this.head = (this.head + 1) | 0;
     Atomics.store(this.control, HEAD, this.head);
-    Atomics.notify(this.control, HEAD);
+    // One wake-up for the jobs of a turn (a batch's are written together): each notify of a
+    // sleeping worker is a system call on this thread.
+    if (this.waking) return;
+    this.waking = true;
+    queueMicrotask(() => {
+      this.waking = false;
+      Atomics.notify(this.control, HEAD);
+    });
   }
 
   /** Waits (without blocking) for the worker to move `tail` past what has been read. */

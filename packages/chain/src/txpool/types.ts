@@ -103,6 +103,14 @@ export interface TxPoolStatus {
 export interface TxPool {
   /** Decodes, validates and adds a raw signed transaction; throws TxPoolError. Consumer: rpc. */
   add(raw: Uint8Array): Promise<PoolTransaction>;
+  /**
+   * Starts what `add(raw)` will need that the pool's state does not decide (decoding, the hash,
+   * the sender's recovery on the worker thread), for an `add` of these same bytes (the same
+   * object) later: a JSON-RPC batch's transactions are recovered back to back while the pool
+   * takes them one by one, in order. Throws nothing and changes nothing a client sees: every
+   * check and every refusal happens in `add`, as without it. Consumer: rpc.
+   */
+  prepare(raw: Uint8Array): void;
   /** A pooled transaction (pending or queued) by hash. Consumer: rpc. */
   get(hash: Hex): PoolTransaction | undefined;
   /**

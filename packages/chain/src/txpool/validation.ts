@@ -48,8 +48,15 @@ export interface StatelessRules {
   blobBaseFee?: bigint;
 }
 
-/** Consensus and pool checks that need no account state; recovers the sender (0x-lowercase). */
-export async function validateStateless(decoded: DecodedTransaction, rules: StatelessRules): Promise<Hex> {
+/**
+ * Consensus and pool checks that need no account state; recovers the sender (0x-lowercase).
+ * `started`: its public key's recovery, begun earlier (see recoverSender).
+ */
+export async function validateStateless(
+  decoded: DecodedTransaction,
+  rules: StatelessRules,
+  started?: Promise<Uint8Array>,
+): Promise<Hex> {
   const size = decoded.raw.length;
   const maxSize = decoded.type === 3 ? BLOB_TX_MAX_SIZE : TX_MAX_SIZE;
   if (size > maxSize) {
@@ -66,7 +73,7 @@ export async function validateStateless(decoded: DecodedTransaction, rules: Stat
     );
   }
   if (decoded.type === 4 && decoded.authorizations === 0) throw poolError('emptyAuthList');
-  const sender = await recoverSender(decoded, rules.chainId, rules.crypto);
+  const sender = await recoverSender(decoded, rules.chainId, rules.crypto, started);
   if (decoded.nonce === MAX_NONCE) throw poolError('nonceMax', `address ${sender}, nonce: ${decoded.nonce}`);
   const intrinsic = intrinsicGas({
     data: decoded.data,
