@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestClient, encodeFunctionData, http as viemHttp } from 'viem';
+import { createTestClient, encodeFunctionData, getContractAddress, http as viemHttp } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChainStore } from '../src/storage/chainStore.js';
 import { ForkSource } from '../src/storage/forkSource.js';
@@ -262,6 +262,47 @@ describe('--fork-url', () => {
     expect(BigInt(await rpc(b2.url, 'eth_blockNumber'))).toBe(cn + 1n);
     expect(await rpc(b2.url, 'eth_call', [{ to: store, data: value }, 'latest'])).toBe(word(1234n));
   }, 120_000);
+
+  it('an account deleted since the fork reads as gone at the blocks after, not as the remote has it', async () => {
+    // A factory that CREATE2s its calldata (salt 0), and a child whose constructor self-destructs:
+    // created and destroyed in one transaction, the account is deleted (EIP-6780).
+    const factoryInit = '0x6010' + '80600b600039' + '6000f3' + '36600060003760003660006000f55000';
+    const beneficiary = '0x00000000000000000000000000000000000f00d0';
+    const childInit = `0x73${beneficiary.slice(2)}ff` as const;
+    const a = await startTestNode({ blockTime: 0 });
+    nodes.push(a);
+    const from = a.accounts[0].address;
+    const factory = (await send(a.url, { from, data: factoryInit })).contractAddress as `0x${string}`;
+    const z = getContractAddress({
+      opcode: 'CREATE2',
+      from: factory,
+      salt: `0x${'00'.repeat(32)}`,
+      bytecode: childInit,
+    });
+    // Z holds ether on A before anything is deployed there (a counterfactual address).
+    await send(a.url, { from, to: z, value: hex(ETH) });
+    const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
+
+    const b = await startTestNode({ blockTime: 0, fork: { url: a.url, blockNumber: n } });
+    nodes.push(b);
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [z, 'latest']))).toBe(ETH);
+    const gone = await send(b.url, { from, to: factory, data: childInit, gas: hex(200_000n) });
+    expect(gone.status).toBe('0x1');
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [beneficiary, 'latest']))).toBe(ETH);
+    await rpc(b.url, 'evm_mine');
+    for (const at of [gone.blockNumber, hex(BigInt(gone.blockNumber) + 1n), 'latest', 'pending']) {
+      expect(BigInt(await rpc(b.url, 'eth_getBalance', [z, at]))).toBe(0n);
+      expect(BigInt(await rpc(b.url, 'eth_getTransactionCount', [z, at]))).toBe(0n);
+      expect(await rpc(b.url, 'eth_getCode', [z, at])).toBe('0x');
+    }
+    // Before it was deleted: as A has it.
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [z, hex(BigInt(gone.blockNumber) - 1n)]))).toBe(ETH);
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [z, hex(n)]))).toBe(ETH);
+    // Its proof at a block after: no account (the remote's proof would show A's balance).
+    const proof = await rpc(b.url, 'eth_getProof', [z, [], gone.blockNumber]);
+    expect(BigInt(proof.balance)).toBe(0n);
+    expect(BigInt(proof.nonce)).toBe(0n);
+  }, 60_000);
 
   it('a remote that does not answer times out with the fork URL and --fork-timeout', async () => {
     const a = await startTestNode({ blockTime: 0 });

@@ -223,7 +223,8 @@ export const ethMethods: Methods = {
     // On a fork, an account this node has not written since the fork block (or any account
     // below it) is the remote's: its proof is the remote's, against the remote block's root
     // (docs/decisions/0144-fork-reads.md).
-    if (fork && (r.header.number < fork.number || !(await reader.localAccount(addr)))) {
+    // An account deleted since the fork is this node's (no account), not the remote's.
+    if (fork && (r.header.number < fork.number || (await reader.localAccount(addr)) === undefined)) {
       const at = r.header.number < fork.number ? r.header.number : fork.number;
       return fork.source.call('eth_getProof', [bytesToHex(addr), list, quantity(at)]);
     }

@@ -7,7 +7,8 @@
  *
  * Roots on a fork (docs/decisions/0144-fork-reads.md): the fork block keeps the remote's header
  * and state root; the tries of later blocks hold only the accounts written since the fork (each
- * with a storage trie of the slots written since, zeros kept as tombstones), so a block's
+ * with a storage trie of the slots written since, zeros kept as tombstones; deleted accounts kept
+ * as DELETED_ACCOUNT leaves), so a block's
  * stateRoot commits to what this node changed, not to the whole world.
  */
 import { Account, KECCAK256_NULL } from '@ethereumjs/util';
@@ -29,6 +30,18 @@ export interface ForkBase {
   below: StateReader;
   /** The remote's state at an older block (not kept: the remote answers each read). */
   at(blockNumber: bigint): StateReader;
+}
+
+/**
+ * A fork's local trie keeps an account deleted since the fork as this leaf (RLP of the empty
+ * string, never an account's RLP, which is a list): a missing key means "not written since the
+ * fork, ask the remote", so a deletion must stay visible as one at the blocks after it, as the
+ * flat state's empty values do at the latest (docs/decisions/0302-deleted-accounts-on-a-fork.md).
+ */
+export const DELETED_ACCOUNT = Uint8Array.of(0x80);
+
+export function isDeletedAccount(leaf: Uint8Array): boolean {
+  return leaf.length === 1 && leaf[0] === 0x80;
 }
 
 /** The trie root to open for a block's stateRoot: the empty trie for the fork block itself. */

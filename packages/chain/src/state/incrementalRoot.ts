@@ -14,6 +14,7 @@ import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
 import { copyAccount } from './flatState.js';
 import type { StateDiff } from './journaledState.js';
+import { DELETED_ACCOUNT } from './forkState.js';
 import { type RootResult, slotUpdates } from './stateRoot.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_TRIE_ROOT } from '../trie/index.js';
@@ -36,7 +37,7 @@ export class IncrementalStateRoot {
     private readonly store: TrieNodeStore,
     /** The account trie at `baseRoot` with nodes in memory (the parent's seal); copied, not changed. */
     warm?: StateTrie,
-    /** A fork's tries keep zeroed slots as leaves (stateRoot.ts slotUpdates). */
+    /** A fork's tries keep zeroed slots (stateRoot.ts slotUpdates) and deleted accounts as leaves. */
     private readonly keepZeros = false,
   ) {
     this.trie = warm?.copy() ?? openTrie(baseRoot, store);
@@ -81,7 +82,8 @@ export class IncrementalStateRoot {
         this.accounts.set(k, null);
         this.encoded.delete(k);
         this.storage.delete(k);
-        updates.push([key, EMPTY]);
+        // A fork keeps the deletion as a leaf: no leaf would read the remote's account.
+        updates.push([key, this.keepZeros ? DELETED_ACCOUNT : EMPTY]);
         continue;
       }
       const slots = diff.storage.get(k);

@@ -7,7 +7,7 @@ import { type Account, createAccountFromRLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { bytesToHex, equalBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
-import { type ForkBase, localRoot } from './forkState.js';
+import { type ForkBase, isDeletedAccount, localRoot } from './forkState.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_TRIE_ROOT } from '../trie/index.js';
 import { openTrie, type StateTrie } from './trieAdapter.js';
@@ -35,18 +35,27 @@ export class TrieStateReader implements StateReader {
     return this.accountTrie;
   }
 
-  /** The account as the local trie holds it (undefined: not in it). */
-  async localAccount(address: Uint8Array): Promise<Account | undefined> {
+  /**
+   * The account as the local trie holds it: undefined, not in it; null, deleted since the fork
+   * (a fork's DELETED_ACCOUNT leaf: the remote's account is not there any more).
+   */
+  async localAccount(address: Uint8Array): Promise<Account | null | undefined> {
     const raw = await this.trie().get(keccak256(address));
-    return raw ? createAccountFromRLP(raw) : undefined;
+    if (!raw) return undefined;
+    return isDeletedAccount(raw) ? null : createAccountFromRLP(raw);
   }
 
   async readAccount(address: Uint8Array): Promise<Account | undefined> {
-    return (await this.localAccount(address)) ?? this.fork?.below.readAccount(address);
+    const local = await this.localAccount(address);
+    if (local !== undefined) return local ?? undefined;
+    return this.fork?.below.readAccount(address);
   }
 
   async storageTrie(address: Uint8Array): Promise<StateTrie | undefined> {
-    const account = await this.localAccount(address);
+    return this.storageOf(address, await this.localAccount(address));
+  }
+
+  private storageOf(address: Uint8Array, account: Account | null | undefined): StateTrie | undefined {
     if (!account || equalBytes(account.storageRoot, EMPTY_TRIE_ROOT)) return undefined;
     const k = bytesToHex(address);
     let t = this.storageTries.get(k);
@@ -58,7 +67,10 @@ export class TrieStateReader implements StateReader {
   }
 
   async readStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const t = await this.storageTrie(address);
+    const account = await this.localAccount(address);
+    // Deleted since the fork: none of the remote's slots is left.
+    if (account === null) return EMPTY;
+    const t = this.storageOf(address, account);
     const raw = t && (await t.get(keccak256(slot)));
     if (raw) return RLP.decode(raw) as Uint8Array;
     // On a fork, a slot not written since the fork (zeros written are kept: RLP of empty).
