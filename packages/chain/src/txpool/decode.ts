@@ -15,10 +15,19 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { createTxFromRLP, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  create1559FeeMarketTxFromBytesArray,
+  createAccessList2930TxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+  createTxFromRLP,
+  paramsTx,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
 import { bytesToBigint, bytesToHex } from '../primitives/hex.js';
 import { type BlobFields, type BlobSupport, NO_BLOBS, splitBlobEnvelope } from './blobs.js';
 import { poolError } from './errors.js';
+import { decodeRlpViews } from './rlpViews.js';
 import type { SenderRecovery } from './recoveryThread.js';
 import type { Hex } from './types.js';
 
@@ -90,7 +99,7 @@ export function decodeRawTransaction(raw: Uint8Array, blobs: BlobSupport = NO_BL
   }
   let decoded: Uint8Array | Values;
   try {
-    decoded = RLP.decode(payload) as Uint8Array | Values;
+    decoded = decodeRlpViews(payload) as Uint8Array | Values;
   } catch (err) {
     throw poolError('rlp', (err as Error).message);
   }
@@ -377,19 +386,59 @@ async function recoverPublicKey(
     : crypto.ecrecover(msgHash, BigInt(parity), values[n - 2], values[n - 1]);
 }
 
-/** What the signature signs: the fields before v, r, s (EIP-155: with the chain id, 0, 0). */
+/**
+ * What the signature signs: the fields before v, r, s (EIP-155: with the chain id, 0, 0), in a
+ * list of their own. Cut from the submitted bytes, not encoded again: they are the list's content
+ * up to v (every field decoded canonically, so each one's encoding is its length and a prefix).
+ */
 function signingPayload(decoded: DecodedTransaction, chainId: bigint): Uint8Array {
   const values = decoded.values as Uint8Array[];
-  if (decoded.type === 0) {
-    const fields = values.slice(0, 6);
-    if (decoded.chainId !== undefined) fields.push(chainIdBytes(chainId), EMPTY, EMPTY);
-    return RLP.encode(fields);
+  const n = values.length;
+  if (decoded.type === 3) {
+    // A blob transaction's body may come out of its network form: encoded again, as it is rare.
+    const body = RLP.encode(values.slice(0, n - 3));
+    const unsigned = new Uint8Array(body.length + 1);
+    unsigned[0] = 3;
+    unsigned.set(body, 1);
+    return unsigned;
   }
-  const body = RLP.encode(values.slice(0, values.length - 3));
-  const unsigned = new Uint8Array(body.length + 1);
-  unsigned[0] = decoded.type;
-  unsigned.set(body, 1);
-  return unsigned;
+  const list = decoded.type === 0 ? decoded.raw : decoded.raw.subarray(1);
+  const contentStart = list[0] <= 0xf7 ? 1 : 1 + (list[0] - 0xf7);
+  const fieldsEnd =
+    list.length - encodedLength(values[n - 3]) - encodedLength(values[n - 2]) - encodedLength(values[n - 1]);
+  const fields = list.subarray(contentStart, fieldsEnd);
+  const prefix = decoded.type === 0 ? 0 : 1;
+  const tail = decoded.type === 0 && decoded.chainId !== undefined ? chainIdTail(chainId) : EMPTY;
+  const length = fields.length + tail.length;
+  const header = listHeader(length);
+  const out = new Uint8Array(prefix + header.length + length);
+  if (prefix) out[0] = decoded.type;
+  out.set(header, prefix);
+  out.set(fields, prefix + header.length);
+  out.set(tail, prefix + header.length + fields.length);
+  return out;
+}
+
+/** A byte string's RLP length (at most 55 bytes long: v, r, s and the chain id are). */
+function encodedLength(b: Uint8Array): number {
+  return b.length === 1 && b[0] < 0x80 ? 1 : 1 + b.length;
+}
+
+/** The prefix of an RLP list with `length` bytes of content. */
+function listHeader(length: number): Uint8Array {
+  if (length < 56) return Uint8Array.of(0xc0 + length);
+  const bytes: number[] = [];
+  for (let l = length; l > 0; l = Math.floor(l / 256)) bytes.unshift(l % 256);
+  return Uint8Array.of(0xf7 + bytes.length, ...bytes);
+}
+
+let cachedTail: { id: bigint; bytes: Uint8Array } | undefined;
+
+/** EIP-155's chain id, 0, 0 as they follow a legacy transaction's fields. */
+function chainIdTail(id: bigint): Uint8Array {
+  if (cachedTail?.id !== id) cachedTail = { id, bytes: RLP.encode([chainIdBytes(id), EMPTY, EMPTY]) };
+  const list = cachedTail.bytes;
+  return list.subarray(list[0] <= 0xf7 ? 1 : 1 + (list[0] - 0xf7));
 }
 
 let cachedChainId: { id: bigint; bytes: Uint8Array } | undefined;
@@ -407,10 +456,27 @@ function chainIdBytes(id: bigint): Uint8Array {
 
 /**
  * The @ethereumjs/tx object for an accepted transaction's `signed` bytes (validated by the pool
- * already; a blob transaction's is its body, without the sidecar).
+ * already; a blob transaction's is its body, without the sidecar). `values`: its fields as the
+ * pool decoded them, so that they are not decoded again; `hash`: its hash, so that `tx.hash()`
+ * does not encode and hash it again.
  */
-export function buildTransaction(signed: Uint8Array, common: Common): TypedTransaction {
-  return createTxFromRLP(signed, { common: sharedTxCommon(common) }) as TypedTransaction;
+export function buildTransaction(
+  signed: Uint8Array,
+  common: Common,
+  values?: Values,
+  hash?: Uint8Array,
+): TypedTransaction {
+  const opts = { common: sharedTxCommon(common) };
+  const fields = values as Uint8Array[];
+  let tx: TypedTransaction;
+  if (values === undefined || signed[0] === 3) tx = createTxFromRLP(signed, opts) as TypedTransaction;
+  else if (signed[0] > 0x7f) tx = createLegacyTxFromBytesArray(fields, opts);
+  else if (signed[0] === 1) tx = createAccessList2930TxFromBytesArray(fields as never, opts);
+  else if (signed[0] === 2) tx = create1559FeeMarketTxFromBytesArray(fields as never, opts);
+  else tx = createEOACode7702TxFromBytesArray(fields as never, opts);
+  // The object is frozen, its cache is not: what hash() would compute (keccak of the encoding).
+  if (hash !== undefined) (tx.cache as { hash?: Uint8Array }).hash = hash;
+  return tx;
 }
 
 const txCommons = new WeakMap<Common, Common>();

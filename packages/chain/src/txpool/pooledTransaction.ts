@@ -1,6 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { buildTransaction, type DecodedTransaction } from './decode.js';
+import { hexToBytes } from '../primitives/hex.js';
 import type { Hex, PoolTransaction } from './types.js';
 
 /**
@@ -17,6 +18,8 @@ export class PooledTransaction implements PoolTransaction {
   readonly maxFeePerBlobGas?: bigint;
   readonly gasLimit: bigint;
   readonly #signed: Uint8Array;
+  /** The decoded fields, until `tx` is built from them. */
+  #values: DecodedTransaction['values'] | undefined;
   #tx: TypedTransaction | undefined;
 
   constructor(
@@ -28,6 +31,7 @@ export class PooledTransaction implements PoolTransaction {
   ) {
     this.raw = decoded.raw;
     this.#signed = decoded.signed;
+    this.#values = decoded.values;
     this.nonce = decoded.nonce;
     this.maxFeePerGas = decoded.maxFeePerGas;
     this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
@@ -36,7 +40,10 @@ export class PooledTransaction implements PoolTransaction {
   }
 
   get tx(): TypedTransaction {
-    this.#tx ??= buildTransaction(this.#signed, this.common);
+    if (this.#tx === undefined) {
+      this.#tx = buildTransaction(this.#signed, this.common, this.#values, hexToBytes(this.hash));
+      this.#values = undefined;
+    }
     return this.#tx;
   }
 }
