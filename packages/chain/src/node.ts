@@ -19,6 +19,7 @@ import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, DevChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { forkConfig } from './execution/forkPoint.js';
 import { openChain } from './execution/openChain.js';
+import { DEFAULT_LAYER_LIMITS } from './storage/chainStore.js';
 import { BlockFollower } from './follower/blockFollower.js';
 import { FlashblockFollower } from './follower/flashblockFollower.js';
 import { FollowedTxDecoder } from './follower/followedTx.js';
@@ -30,7 +31,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
@@ -141,6 +142,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   const ctx = await openChain(options.dataDir, forkFresh ?? fresh, {
     ephemeral,
     fork: { url: fork?.url, timeoutMs: forkTimeoutMs },
+    layers: { ...DEFAULT_LAYER_LIMITS, window: options.stateWindow ?? DEFAULT_LAYER_LIMITS.window },
     requireSame: (stored) => {
       const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
       if (fork && !storedFork)
@@ -244,9 +246,33 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   written(
     'wharf_block_batch_bytes_total',
-    "Bytes of the sealed blocks' database batches (keys and values, trie nodes included).",
+    "Bytes of the sealed blocks' database batches (keys and values; trie nodes are written apart, wharf_state_trie_flush_bytes_total).",
     () => ctx.store.written.batchBytes,
   );
+  written(
+    'wharf_block_body_bytes_total',
+    'Of those batches: the blocks, receipts, senders and indexes (everything but state).',
+    () => ctx.store.written.blockBytes,
+  );
+  written(
+    'wharf_state_diff_record_bytes_total',
+    "Of those batches: the blocks' forward state diffs (what rebuilds the trie's diff layers at start).",
+    () => ctx.store.written.diffRecordBytes,
+  );
+  written(
+    'wharf_state_trie_flush_bytes_total',
+    'Bytes of trie nodes (keys and values) the disk layer wrote in its merged flushes (decision 0211).',
+    () => ctx.store.written.trieFlushBytes,
+  );
+  written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
+  new Gauge({
+    name: 'wharf_state_layers_bytes',
+    help: "Bytes of trie nodes held in memory: the diff layers of --state-window blocks and the disk layer's unwritten buffer.",
+    registers: [producer.metrics.registry],
+    collect() {
+      this.set(ctx.store.layers.memoryBytes);
+    },
+  });
   const onJournalError = (err: Error) => {
     journalErrors.inc();
     log?.error({ err }, 'txpool journal write failed');

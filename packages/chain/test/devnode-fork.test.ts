@@ -302,6 +302,14 @@ describe('--fork-url', () => {
     const proof = await rpc(b.url, 'eth_getProof', [z, [], gone.blockNumber]);
     expect(BigInt(proof.balance)).toBe(0n);
     expect(BigInt(proof.nonce)).toBe(0n);
+    // After a restart, which rebuilds the trie's diff layers from the blocks' forward diffs
+    // (decision 0211): the same.
+    await b.stop({ keepData: true });
+    nodes.splice(nodes.indexOf(b), 1);
+    const b2 = await startTestNode({ blockTime: 0, dataDir: b.dataDir });
+    nodes.push(b2);
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [z, gone.blockNumber]))).toBe(0n);
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [z, hex(BigInt(gone.blockNumber) - 1n)]))).toBe(ETH);
   }, 60_000);
 
   it('a remote that does not answer times out with the fork URL and --fork-timeout', async () => {

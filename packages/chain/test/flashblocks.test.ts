@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
 import { causeOf, lateFlashblockLogger } from '../src/builder/lateFlashblocks.js';
 import { PendingBlock } from '../src/builder/pendingBlock.js';
+import { FlashblockSchedule } from '../src/builder/schedule.js';
 import {
   DEV_KEYS,
   killChildNodes,
@@ -599,6 +600,53 @@ describe('requests while a flashblock is due', () => {
       expect(Date.now() - t).toBeLessThan(150);
     } finally {
       append.mockRestore();
+      await node.stop();
+    }
+  });
+});
+
+describe('a transaction arriving while its flashblock is being built', () => {
+  it('goes into that flashblock when it comes before the staging stop, though the build had started', async () => {
+    // Fixed times instead of the measured ones: the build starts 140 ms before the deadline and
+    // stops taking transactions 15 ms before it. A transfer is sent 70 ms before a deadline.
+    const lead = vi.spyOn(FlashblockSchedule.prototype, 'lead').mockReturnValue(140);
+    const stop = vi
+      .spyOn(FlashblockSchedule.prototype, 'stagingStopsAt')
+      .mockImplementation((showAt: number, started: number) => Math.max(showAt - 15, started + 12));
+    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
+    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
+    const sender = await openSocket(node.wsUrl);
+    try {
+      const landed: string[] = [];
+      for (let nonce = 0; nonce < 5; nonce++) {
+        const raw = await signTransfer(DEV_KEYS[0], nonce);
+        // A flashblock just shown, not near the seal: the next is due 200 ms after it.
+        const seen = stream.messages.length;
+        const shown = await waitFor(async () =>
+          stream.messages.slice(seen).find((m) => m.index >= 1 && m.index <= 8),
+        );
+        const wait = stream.arrivedAt(shown)! + 130 - Date.now();
+        await new Promise((r) => setTimeout(r, Math.max(0, wait)));
+        sender.ws.send(
+          JSON.stringify({ jsonrpc: '2.0', id: nonce, method: 'eth_sendRawTransaction', params: [raw] }),
+        );
+        const carrying = await waitFor(async () =>
+          stream.messages.find((m) => m.diff.transactions.includes(raw)),
+        );
+        const next =
+          carrying.metadata.block_number === shown.metadata.block_number &&
+          carrying.index === shown.index + 1;
+        landed.push(next ? 'that flashblock' : `${carrying.index - shown.index} later`);
+      }
+      // Held from the build's start (as before), every one went two flashblocks later. The test
+      // shares the node's thread: on a loaded machine a send can come late, past the stop.
+      const inTime = landed.filter((l) => l === 'that flashblock').length;
+      expect(inTime, landed.join(', ')).toBeGreaterThanOrEqual(3);
+    } finally {
+      lead.mockRestore();
+      stop.mockRestore();
+      stream.ws.close();
+      sender.ws.close();
       await node.stop();
     }
   });

@@ -9,7 +9,8 @@
  *
  *   pool.onAdded ─> stagingPasses.ts ─> stager.ts (PendingBlock.add, working layer)
  *   flashblockTimer.ts (schedule.ts: deadline; busy) ─> queue: flashblockAttempt.ts (stage the
- *       rest, sealer.ts journal write, publish, show at the deadline) ─> pool.onIncluded
+ *       rest, and arrivals until the staging stop; sealer.ts journal write, publish, show at the
+ *       deadline) ─> pool.onIncluded
  *   last flashblock ─> sealer.ts seal (head moves) ─> 'sealed' ─> journal rotation ─> next block
  *       (blockOpener.ts: timestamp, dev header settings) ─> 'flashblock' (index 0)
  *
@@ -100,7 +101,10 @@ export class BlockProducer {
     this.passes = new StagingPasses({ stager, schedule, tick, building, enqueue, now, stopped, onError });
     const hide = (snapshot?: PendingSnapshot) => (this.hidden = snapshot);
     const report = { metrics, intervalMs, onLate: opts.onLate, onError };
-    this.attempt = { stager, sealer, schedule, events, pool, hide, now, ...report };
+    // Input flows while a flashblock takes arrivals, until its staging stop (decision 0310).
+    const letInputIn = (until: number) => this.timer.setBusy(false, until);
+    const holdInput = () => this.timer.setBusy(true);
+    this.attempt = { stager, sealer, schedule, events, pool, hide, now, letInputIn, holdInput, ...report };
     this.opener = new BlockOpener(ctx, now, opts.extraData);
     this.building = this.opener.open(ctx.blocks.head);
     const setBuilding = (b: PendingBlock) => this.replaceBuilding(b);
@@ -154,7 +158,11 @@ export class BlockProducer {
     // journals and publishes what is already staged, so its deadline is met under load.
     pool.onAdded(() => {
       if (this.mode === 'auto') this.enqueue(() => this.sealEach());
-      else if (this.mode === 'interval') this.passes.schedule();
+      else if (this.mode === 'interval') {
+        this.passes.schedule();
+        // A flashblock before its staging stop takes it at once (flashblockAttempt.ts).
+        this.stager.arrived();
+      }
     });
     this.resume();
   }

@@ -56,7 +56,7 @@ export interface DevControlsOptions {
 
 const TIP = 1_000_000_000n;
 /** Prefixes of every kind of LevelDB entry but the chain's config (anvil_reset deletes them). */
-const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'c', 'N'];
+const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'c', 'A', 'S', 'L', 'D'];
 
 export class DevControls implements DevApi {
   private readonly ctx: ChainContext;
@@ -273,6 +273,8 @@ export class DevControls implements DevApi {
   async revert(id: bigint): Promise<boolean> {
     const snap = this.snapshots.get(id);
     if (!snap) return false;
+    // Older than --state-window: its state is gone from the tries (a clear error, nothing done).
+    this.ctx.store.requireState(snap.head.number, this.ctx.blocks.head.header.number);
     // The snapshot and every later one are used up (as Anvil and Hardhat).
     for (const k of this.snapshots.keys()) if (k >= id) this.snapshots.delete(k);
     const canonical = await this.ctx.store.hashByNumber(snap.head.number);
@@ -333,6 +335,8 @@ export class DevControls implements DevApi {
       ops.push({ key: keys.senders(hash) });
     }
     ops.push({ key: keys.head, value: snap.head.hash });
+    // The trie's diff layers above the snapshot go, with their blocks' forward diffs.
+    ops.push(...store.revertStateTo(snap.head.number, head));
     await store.rewrite(ops);
     await this.ctx.flat.forget();
     await blocks.forget();
@@ -359,6 +363,7 @@ export class DevControls implements DevApi {
       for (const p of CHAIN_PREFIXES)
         for (const key of await store.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
       await store.rewrite(ops);
+      store.stateReset();
       await this.ctx.flat.forget();
       await writeGenesis(this.ctx);
       await store.flushed();

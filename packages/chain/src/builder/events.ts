@@ -28,10 +28,12 @@ export interface BuilderEventMap {
    */
   built: FlashblockListener;
   /**
-   * The builder's busy windows: from a timed flashblock's timer to its showing (with the seal,
-   * after a block's last one). The RPC server holds new requests meanwhile, so that the thread
-   * is the builder's (requests that arrive then go to the next flashblock anyway). A window ends
-   * after half an interval at the latest, so a builder that falls behind never starves RPC.
+   * The builder's busy windows: from a timed flashblock's timer until it has staged what waited,
+   * and from its staging stop to its showing (with the seal, after a block's last one); between
+   * the two it takes arrivals (decision 0310), and `nextAt` is its staging stop. The RPC server
+   * holds new requests in a window, so that the thread is the builder's (requests that arrive
+   * after the stop go to the next flashblock anyway). A window ends after half an interval at
+   * the latest, so a builder that falls behind never starves RPC.
    */
   busy: BusyListener;
   /** What a sealed block changed, before its listeners run (evm_revert restores it; devControls.ts). */

@@ -1,11 +1,13 @@
 /**
  * One flashblock attempt, start to finish: stage what arrived since the last staging pass (as far
- * as time allows when it is shown at a deadline), put the staged transactions in the journal,
- * publish them and show the flashblock (at its deadline if it was built early), then count it.
- * It returns what it came to (FlashblockOutcome); the producer decides when attempts run.
+ * as time allows when it is shown at a deadline), then, if its staging stop is still ahead, let
+ * RPC input in and stage what the pool takes until then; put the staged transactions in the
+ * journal, publish them and show the flashblock (at its deadline if it was built early), then
+ * count it. It returns what it came to (FlashblockOutcome); the producer decides when attempts run.
  *
- *   Stager.stage (until the staging stop) ─> Sealer.journalFlashblock ─> PendingBlock.publish
- *       ─> 'built' ─> (deadline) ─> 'flashblock' ─> metrics, late report ─> pool.onIncluded
+ *   Stager.stage ─> (input let in) Stager.stage per arrival ─> (staging stop, input held)
+ *       ─> Sealer.journalFlashblock ─> PendingBlock.publish ─> 'built' ─> (deadline)
+ *       ─> 'flashblock' ─> metrics, late report ─> pool.onIncluded
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolTransaction, TxPool } from '../txpool/types.js';
@@ -16,7 +18,12 @@ import type { BuilderMetrics } from './metrics.js';
 import type { PendingBlock, PendingSnapshot } from './pendingBlock.js';
 import type { FlashblockSchedule } from './schedule.js';
 import type { JournaledFlashblock, Sealer } from './sealer.js';
-import type { Stager } from './stager.js';
+import type { InFlashblock, Stager } from './stager.js';
+
+/** A flashblock lets input in only if its staging stop is at least this far ahead (ms). */
+const LET_IN_MIN_MS = 4;
+/** Arrivals are staged together: the first, and what comes this long after it (ms). */
+const LET_IN_BATCH_MS = 4;
 
 /**
  * What one flashblock attempt came to: `published` with transactions, `empty` (published with
@@ -40,6 +47,12 @@ export interface FlashblockAttemptDeps {
   now: () => number;
   /** Milliseconds between flashblocks. */
   intervalMs: number;
+  /**
+   * A timed flashblock that staged what waited lets RPC input in until its staging stop
+   * (`until`, ms, `now()`), and holds it again from then until it is shown (flashblockTimer.ts).
+   */
+  letInputIn?: (until: number) => void;
+  holdInput?: () => void;
   /** A timed flashblock was shown late (more than a tenth of the interval), and why. */
   onLate?: (late: LateFlashblock) => void;
   onError?: (e: unknown) => void;
@@ -62,9 +75,35 @@ export async function attemptFlashblock(
   const own = stager.forFlashblock(
     timing ? d.schedule.stagingStopsAt(timing.showAt, started) : Number.POSITIVE_INFINITY,
   );
-  const stagedHere = await stager.stage(limit - stager.staged.length, own);
+  let stagedHere = await stager.stage(limit - stager.staged.length, own);
+  // What arrives before the staging stop still makes this flashblock (decision 0310): the cut-off
+  // for a transaction is the stop, not the timer, which fires a lead earlier for builds under load.
+  let letInMs = 0;
+  if (timing && d.letInputIn && d.holdInput && own.stopAt - now() >= LET_IN_MIN_MS) {
+    const from = now();
+    // Arrivals it does not reach are not left to the next flashblock as the backlog is (which
+    // must take all it is left, late if need be): the staging passes take them as any others.
+    const arrivals: InFlashblock = { ...own, left: new Set() };
+    d.letInputIn(own.stopAt);
+    try {
+      for (;;) {
+        const left = own.stopAt - now();
+        if (left <= 0 || !(await stager.nextArrival(left))) break;
+        // What comes in the next few milliseconds comes along: one pass over the pool, one batch
+        // of reads, for several arrivals (at 1,000/s, one each was a pass per millisecond).
+        await sleep(Math.max(0, Math.min(LET_IN_BATCH_MS, own.stopAt - now() - 1)));
+        if (now() >= own.stopAt) break;
+        stagedHere += await stager.stage(limit - stager.staged.length, arrivals);
+      }
+    } finally {
+      d.holdInput();
+    }
+    // Staging past the stop (an arrival's execution) counts as work, not as waiting.
+    letInMs = Math.max(0, Math.min(now(), own.stopAt) - from);
+  }
   stager.flashblockStaged(own);
-  const stageMs = now() - started;
+  // The work of staging: the wait for arrivals is not counted, there or in the build.
+  const stageMs = now() - started - letInMs;
   const done = stager.staged;
   const index = b.snapshot.index + 1;
   let durable: JournaledFlashblock = {};
@@ -88,9 +127,10 @@ export async function attemptFlashblock(
     stager.clearStaged();
     built = now();
     if (timing) {
+      // The lead covers the work from the timer to built, not the wait for arrivals.
       d.schedule.recordBuild(
-        built - Math.min(timing.firedAt, started),
-        done.length ? built - started - stageMs : undefined,
+        built - Math.min(timing.firedAt, started) - letInMs,
+        done.length ? built - started - letInMs - stageMs : undefined,
       );
       if (timing.showAt > built) {
         d.events.emit('built', snapshot);
@@ -98,7 +138,7 @@ export async function attemptFlashblock(
         if (timing.showAt > ready) await sleep(timing.showAt - ready);
       }
     }
-    d.metrics.flashblockBuild.observe((built - started) / 1000);
+    d.metrics.flashblockBuild.observe((built - started - letInMs) / 1000);
   } finally {
     if (timing) d.hide(undefined);
   }
@@ -116,7 +156,7 @@ export async function attemptFlashblock(
         behindMs: Math.max(0, timing.firesAt - timing.showAt),
         timerMs: Math.max(0, timing.firedAt - timing.firesAt),
         queuedMs: Math.max(0, started - timing.firedAt),
-        buildMs: built - started,
+        buildMs: built - started - letInMs,
         stageMs,
         stagedHere,
         journalMs: durable.journalMs,

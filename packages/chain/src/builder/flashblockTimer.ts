@@ -1,8 +1,10 @@
 /**
  * The flashblock timer and the builder's busy windows. The timer fires a flashblock's build a
  * little before its deadline (FlashblockSchedule.deadline); from then until the flashblock is
- * shown the builder is busy (the RPC server holds new input), for half an interval at most, so
- * that a builder that falls behind never starves RPC.
+ * shown the builder is busy (the RPC server holds new input), except while the flashblock,
+ * having staged what waited, takes arrivals until its staging stop (flashblockAttempt.ts,
+ * decision 0310). A busy window lasts half an interval at most, so that a builder that falls
+ * behind never starves RPC.
  */
 import type { BuilderEvents } from './events.js';
 import type { FlashblockSchedule } from './schedule.js';
@@ -66,12 +68,17 @@ export class FlashblockTimer {
     this.setBusy(false);
   }
 
-  setBusy(busy: boolean): void {
+  /**
+   * Begins or ends a busy window. Ending it, `nextAt` is when the next one begins: by default
+   * the armed timer's firing; a flashblock letting arrivals in says its staging stop.
+   */
+  setBusy(busy: boolean, nextAt?: number): void {
     if (this.busy === busy) return;
     this.busy = busy;
     clearTimeout(this.busyCap);
     if (busy) this.busyCap = setTimeout(() => this.setBusy(false), this.d.intervalMs / 2);
     const armed = Number.isFinite(this.d.tick.firesAt);
-    this.d.events.emit('busy', busy, !busy && armed ? this.d.tick.firesAt : undefined);
+    if (!busy) nextAt ??= armed ? this.d.tick.firesAt : undefined;
+    this.d.events.emit('busy', busy, busy ? undefined : nextAt);
   }
 }

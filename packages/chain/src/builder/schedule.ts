@@ -98,10 +98,10 @@ export class FlashblockSchedule {
    * reached goes into the next flashblock.
    */
   stagingStopsAt(showAt: number, started: number): number {
-    const stop = this.finishTimes.length
-      ? showAt - Math.ceil(highOf(this.finishTimes)) + LATE_ALLOWANCE_MS
-      : showAt;
-    return Math.max(stop, started + STAGE_MIN_MS);
+    // Before any flashblock with transactions finished, the allowance alone: a flashblock taking
+    // arrivals until its stop (flashblockAttempt.ts) must leave time for its journal write.
+    const finish = this.finishTimes.length ? Math.ceil(highOf(this.finishTimes)) : 0;
+    return Math.max(showAt - finish + LATE_ALLOWANCE_MS, started + STAGE_MIN_MS);
   }
 
   /**

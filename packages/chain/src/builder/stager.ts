@@ -55,8 +55,32 @@ export class Stager {
   private warmed = new WeakMap<PoolTransaction, Promise<void>>();
   /** The transactions the last flashblock left when it stopped staging: the next one stages them. */
   private leftToNext: ReadonlySet<string> = new Set();
+  /** Settles the wait of a flashblock taking arrivals until its staging stop (`nextArrival`). */
+  private arrival?: (came: boolean) => void;
 
   constructor(private readonly d: StagerDeps) {}
+
+  /** The pool took a transaction (BlockProducer, pool.onAdded). */
+  arrived(): void {
+    this.arrival?.(true);
+  }
+
+  /**
+   * Settles true when the pool next takes a transaction, false after `ms`: a flashblock that
+   * staged what waited stages what comes until its staging stop (flashblockAttempt.ts).
+   */
+  nextArrival(ms: number): Promise<boolean> {
+    this.arrival?.(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => settle(false), ms);
+      const settle = (came: boolean) => {
+        clearTimeout(timer);
+        if (this.arrival === settle) this.arrival = undefined;
+        resolve(came);
+      };
+      this.arrival = settle;
+    });
+  }
 
   /** Executed into the flashblock being built and not yet published. */
   get staged(): readonly PoolTransaction[] {

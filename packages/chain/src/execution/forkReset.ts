@@ -94,7 +94,10 @@ async function backToForkPoint(ctx: ChainContext): Promise<void> {
   const point = await store.hashByNumber(fork.number);
   if (!point) throw new Error(`the fork block ${fork.number} is not stored`);
   ops.push({ key: keys.head, value: point });
+  // The local trie at the fork point is the empty one: the trie and its diffs go (decision 0211).
+  ops.push(...(await store.stateResetOps(fork.number + 1n)));
   await store.rewrite(ops);
+  store.stateReset(fork.number + 1n);
 }
 
 async function refork(ctx: ChainContext, config: DevChainConfig, point: ForkPointBlock): Promise<void> {
@@ -104,7 +107,10 @@ async function refork(ctx: ChainContext, config: DevChainConfig, point: ForkPoin
     for (const key of await store.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
   // Stored with the chain: a restart opens the new fork.
   ops.push({ key: keys.config, value: Buffer.from(JSON.stringify(config)) });
+  // The state trie and its diffs too: the new fork point starts them again (decision 0211).
+  ops.push(...(await store.stateResetOps()));
   await store.rewrite(ops);
+  store.stateReset();
   attachFork(ctx, config.fork!, { timeoutMs: ctx.fork!.source.timeoutMs });
   await commitForkPoint(ctx, point);
 }
