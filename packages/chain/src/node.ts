@@ -28,7 +28,7 @@ import { forwardedMethods } from './follower/forwardedMethods.js';
 import { SequencerClient } from './follower/sequencerClient.js';
 import type { ChainContext } from './execution/chainContext.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
-import { bytesToHex, hexToBytes } from './primitives/hex.js';
+import { bytesToHex, hexToBytes, quantity } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
 import { Counter, Gauge } from 'prom-client';
@@ -47,6 +47,8 @@ import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
 import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
+import { FrontCounter } from './rpc/frontProtocol.js';
+import { ReplicaPublisher, syncedAfter } from './rpc/replicaPublisher.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
@@ -193,6 +195,20 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         "dropped the sequencer's flashblocks",
       ),
   });
+  // The front threads' replicas hear of a flashblock or a seal before anything is sent about it:
+  // these listeners come first (rpc/replicaPublisher.ts).
+  const replicas = new ReplicaPublisher({
+    head: () => ctx.blocks.head,
+    pendingState: () => producer.pending.state,
+    constants: {
+      chainId: quantity(spec.chainId),
+      netVersion: spec.chainId.toString(),
+      clientVersion: CLIENT_VERSION,
+    },
+  });
+  producer.onSealedChanges((block, changed) => replicas.sealedChanges(block, changed));
+  producer.onSealed(() => replicas.sync());
+  producer.onFlashblock(() => replicas.sync());
   const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
@@ -239,6 +255,16 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         this.inc(read());
       },
     });
+  written(
+    'wharf_rpc_front_thread_connections_total',
+    'Connections the front threads (--rpc-threads) accepted.',
+    () => replicas.count(FrontCounter.Accepted),
+  );
+  written(
+    'wharf_rpc_front_thread_answers_total',
+    'Requests the front threads answered from their read replicas, without the main thread.',
+    () => replicas.count(FrontCounter.Answered),
+  );
   written(
     'wharf_state_diff_bytes_total',
     "Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
@@ -358,9 +384,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...traceMethods,
       ...namedTraceMethods(traceMethods),
       ...testingMethods,
-      ...evmMethods,
-      ...anvilMethods,
-      ...hardhatMethods,
+      ...syncedAfter({ ...evmMethods, ...anvilMethods, ...hardhatMethods }, replicas),
       // A follower's writes go to the sequencer.
       ...(sequencer ? forwardedMethods(sequencer) : {}),
     },
@@ -389,6 +413,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
             }
           : undefined,
       options.limits,
+      {
+        count: options.limits.threads,
+        publisher: replicas,
+        onError: (message) => log?.warn(message),
+      },
     );
   } catch (e) {
     processMetrics.stop();
@@ -405,7 +434,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   producer.start(pool);
   const following = sequencer ? startFollowing(ctx, sequencer, producer, recovery, options, log) : undefined;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
+  log?.info(
+    { url: `http://${hostForUrl}:${server.port}`, frontThreads: server.threads },
+    'JSON-RPC listening (HTTP and WebSocket)',
+  );
   ownStart();
 
   // Submissions wait for the recovery thread: it keeps the main thread's priority (decision 0342).
