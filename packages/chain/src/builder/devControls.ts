@@ -19,7 +19,7 @@ import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
 import type { ChainContext } from '../execution/chainContext.js';
-import { applyForkReset, type ForkTarget, prepareForkReset } from '../execution/forkReset.js';
+import { applyForkReset, type ForkTarget, moveForkRemote, prepareForkReset } from '../execution/forkReset.js';
 import { writeGenesis } from '../execution/genesis.js';
 import { bigintToBytes, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { type AnvilAccount, type AnvilState, slotKey } from '../state/anvilStateFile.js';
@@ -123,6 +123,14 @@ export class DevControls implements DevApi {
   async setNextBlockTimestamp(timestamp: bigint): Promise<void> {
     this.checkTimestamp(timestamp);
     await this.producer.setNextHeader({ timestamp });
+  }
+
+  async setBlockTimestampInterval(seconds: bigint): Promise<void> {
+    await this.producer.setTimestampInterval(seconds);
+  }
+
+  removeBlockTimestampInterval(): Promise<boolean> {
+    return this.producer.setTimestampInterval(undefined);
   }
 
   setBlockGasLimit(gasLimit: bigint): Promise<void> {
@@ -386,6 +394,12 @@ export class DevControls implements DevApi {
     this.changes.clear();
     await this.refillPool([]);
     await this.fundForkedDevAccounts();
+  }
+
+  async setRpcUrl(url: string): Promise<void> {
+    if (!this.ctx.fork)
+      throw new DevMethodError('anvil_setRpcUrl: this node is not a fork (start it with --fork-url)');
+    await moveForkRemote(this.ctx, url);
   }
 
   /** A fork's first block on top gives the dev accounts their balance, as Anvil's fork does. */
