@@ -9,4 +9,5 @@ export function preconfChartSvg(run: {
   heap?: SpanMean[];
   drift: Drift | undefined;
   title: string;
+  rate?: number;
 }): string;

@@ -7,10 +7,12 @@ const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 /**
  * span: seconds per point; latency: [{ t, p50, p99 }]; rss: [{ t, mean }] (RSS), with optional
  * anon/file/heap rows of the same shape (private memory, mapped files, V8 heap committed);
- * drift: fittedDrift(...) of the RSS samples, or undefined; title: the run's description.
+ * drift: fittedDrift(...) of the RSS samples, or undefined; title: the run's description; rate:
+ * the offered transfers/s, marked on a third panel of the pre-confirmed ones per second (a node
+ * that fell behind shows there, and the other panels then describe a lighter load).
  * Points sit at the middle of their span; x is in minutes when a span is a minute or more.
  */
-export function preconfChartSvg({ span, latency, rss, anon = [], file = [], heap = [], drift, title }) {
+export function preconfChartSvg({ span, latency, rss, anon = [], file = [], heap = [], drift, title, rate }) {
   const minutes = span >= 60;
   const x = (t) => (minutes ? (t + span / 2) / 60 : t + span / 2);
   const pts = (rows, key) => rows.map((r) => ({ x: x(r.t), y: r[key] }));
@@ -54,6 +56,18 @@ export function preconfChartSvg({ span, latency, rss, anon = [], file = [], heap
         marks: [{ y: 250, label: 'goal: p99 ≤ 250 ms', color: '#d62728' }],
       },
       { title: 'node memory', unit: 'MB', series: memory },
+      {
+        title: 'pre-confirmed (measured transfers answered in the span)',
+        unit: 'per second',
+        series: [
+          {
+            name: 'pre-confirmed/s',
+            color: '#17becf',
+            points: latency.map((r) => ({ x: x(r.t), y: r.n / span })),
+          },
+        ],
+        marks: rate ? [{ y: rate, label: `offered: ${rate}/s`, color: '#7f7f7f' }] : [],
+      },
     ],
   });
 }

@@ -86,6 +86,7 @@ describe('preconfChartSvg', () => {
     file: meanPerSpan(samples, 60, 'file'),
     drift,
     title: 'an hour',
+    rate: 1000,
   });
 
   it('is a well-formed SVG document with minutes on the x axis', () => {
@@ -116,6 +117,11 @@ describe('preconfChartSvg', () => {
     expect(fit[0]).toHaveLength(2);
     expect(fit[0][1][1]).toBeLessThan(fit[0][0][1]); // rises: higher on the page at the end
     expect(svg).toContain('RSS fitted drift after 300 s: 120.0 -&gt; 126.0 MB (5.0%)');
+    // The third panel: 60,000 pre-confirmed a minute is the offered 1,000/s, on its mark.
+    const perSecond = lines(svg, 'pre-confirmed/s');
+    const offered = svg.match(/<line[^>]*y1="([\d.]+)"[^>]*stroke="#7f7f7f" stroke-dasharray="2 3"\/>/)!;
+    expect(perSecond[0][0][1]).toBe(Number(offered[1]));
+    expect(perSecond[0][20][1]).toBeGreaterThan(perSecond[0][0][1]); // minute 20: none
     // No heap samples were given: no heap series, and no empty legend entry for it.
     expect(svg).not.toContain('V8 heap committed');
   });

@@ -5,6 +5,7 @@
 export type { ChainNode, ChainNodeOptions, DevAccount } from './options.js';
 export { defaultChainNodeOptions } from './options.js';
 export type { RpcLimits } from './rpc/limits.js';
+export { DEFAULT_RPC_THREADS } from './rpc/limits.js';
 export { startChainNode } from './node.js';
 export { importChain, exportChain } from './chainfile.js';
 export type { ImportChainOptions, ExportChainOptions, ImportProgress } from './chainfile.js';

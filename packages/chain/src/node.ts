@@ -19,6 +19,7 @@ import { lateFlashblockLogger } from './builder/lateFlashblocks.js';
 import type { ChainConfig, DevChainConfig, GethGenesis } from './chainspec/chainConfig.js';
 import { forkConfig } from './execution/forkPoint.js';
 import { openChain } from './execution/openChain.js';
+import { DEFAULT_LAYER_LIMITS } from './storage/chainStore.js';
 import { BlockFollower } from './follower/blockFollower.js';
 import { FlashblockFollower } from './follower/flashblockFollower.js';
 import { FollowedTxDecoder } from './follower/followedTx.js';
@@ -27,10 +28,10 @@ import { forwardedMethods } from './follower/forwardedMethods.js';
 import { SequencerClient } from './follower/sequencerClient.js';
 import type { ChainContext } from './execution/chainContext.js';
 import type { ChainNode, ChainNodeOptions } from './options.js';
-import { bytesToHex, hexToBytes } from './primitives/hex.js';
+import { bytesToHex, hexToBytes, quantity } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
@@ -46,6 +47,8 @@ import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
 import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
+import { FrontCounter } from './rpc/frontProtocol.js';
+import { ReplicaPublisher, syncedAfter } from './rpc/replicaPublisher.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
 import { subscriptionMethods } from './rpc/subscriptions.js';
@@ -141,6 +144,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   const ctx = await openChain(options.dataDir, forkFresh ?? fresh, {
     ephemeral,
     fork: { url: fork?.url, timeoutMs: forkTimeoutMs },
+    layers: { ...DEFAULT_LAYER_LIMITS, window: options.stateWindow ?? DEFAULT_LAYER_LIMITS.window },
     requireSame: (stored) => {
       const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
       if (fork && !storedFork)
@@ -191,6 +195,20 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
         "dropped the sequencer's flashblocks",
       ),
   });
+  // The front threads' replicas hear of a flashblock or a seal before anything is sent about it:
+  // these listeners come first (rpc/replicaPublisher.ts).
+  const replicas = new ReplicaPublisher({
+    head: () => ctx.blocks.head,
+    pendingState: () => producer.pending.state,
+    constants: {
+      chainId: quantity(spec.chainId),
+      netVersion: spec.chainId.toString(),
+      clientVersion: CLIENT_VERSION,
+    },
+  });
+  producer.onSealedChanges((block, changed) => replicas.sealedChanges(block, changed));
+  producer.onSealed(() => replicas.sync());
+  producer.onFlashblock(() => replicas.sync());
   const flashblocks = new FlashblocksStream(options.limits.wsMaxBufferedBytes);
   producer.onFlashblockBuilt((s) => flashblocks.prepare(s));
   producer.onFlashblock((s) => flashblocks.publish(s));
@@ -238,15 +256,49 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       },
     });
   written(
+    'wharf_rpc_front_thread_connections_total',
+    'Connections the front threads (--rpc-threads) accepted.',
+    () => replicas.count(FrontCounter.Accepted),
+  );
+  written(
+    'wharf_rpc_front_thread_answers_total',
+    'Requests the front threads answered from their read replicas, without the main thread.',
+    () => replicas.count(FrontCounter.Answered),
+  );
+  written(
     'wharf_state_diff_bytes_total',
     "Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
     () => ctx.store.written.stateDiffBytes,
   );
   written(
     'wharf_block_batch_bytes_total',
-    "Bytes of the sealed blocks' database batches (keys and values, trie nodes included).",
+    "Bytes of the sealed blocks' database batches (keys and values; trie nodes are written apart, wharf_state_trie_flush_bytes_total).",
     () => ctx.store.written.batchBytes,
   );
+  written(
+    'wharf_block_body_bytes_total',
+    'Of those batches: the blocks, receipts, senders and indexes (everything but state).',
+    () => ctx.store.written.blockBytes,
+  );
+  written(
+    'wharf_state_diff_record_bytes_total',
+    "Of those batches: the blocks' forward state diffs (what rebuilds the trie's diff layers at start).",
+    () => ctx.store.written.diffRecordBytes,
+  );
+  written(
+    'wharf_state_trie_flush_bytes_total',
+    'Bytes of trie nodes (keys and values) the disk layer wrote in its merged flushes (decision 0211).',
+    () => ctx.store.written.trieFlushBytes,
+  );
+  written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
+  new Gauge({
+    name: 'wharf_state_layers_bytes',
+    help: "Bytes of trie nodes held in memory: the diff layers of --state-window blocks and the disk layer's unwritten buffer.",
+    registers: [producer.metrics.registry],
+    collect() {
+      this.set(ctx.store.layers.memoryBytes);
+    },
+  });
   const onJournalError = (err: Error) => {
     journalErrors.inc();
     log?.error({ err }, 'txpool journal write failed');
@@ -332,9 +384,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...traceMethods,
       ...namedTraceMethods(traceMethods),
       ...testingMethods,
-      ...evmMethods,
-      ...anvilMethods,
-      ...hardhatMethods,
+      ...syncedAfter({ ...evmMethods, ...anvilMethods, ...hardhatMethods }, replicas),
       // A follower's writes go to the sequencer.
       ...(sequencer ? forwardedMethods(sequencer) : {}),
     },
@@ -363,6 +413,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
             }
           : undefined,
       options.limits,
+      {
+        count: options.limits.threads,
+        publisher: replicas,
+        onError: (message) => log?.warn(message),
+      },
     );
   } catch (e) {
     processMetrics.stop();
@@ -379,7 +434,10 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   producer.start(pool);
   const following = sequencer ? startFollowing(ctx, sequencer, producer, recovery, options, log) : undefined;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  log?.info({ url: `http://${hostForUrl}:${server.port}` }, 'JSON-RPC listening (HTTP and WebSocket)');
+  log?.info(
+    { url: `http://${hostForUrl}:${server.port}`, frontThreads: server.threads },
+    'JSON-RPC listening (HTTP and WebSocket)',
+  );
   ownStart();
 
   let closed: Promise<void> | undefined;

@@ -64,6 +64,11 @@ export interface ChainNodeOptions {
   fork?: { url: string; blockNumber?: bigint; chainId?: bigint };
   /** Milliseconds a request to the fork's remote may take (`--fork-timeout`, default 10,000). */
   forkTimeoutMs?: number;
+  /**
+   * Past blocks whose state stays readable (`--state-window`, default 128): their trie changes
+   * are kept in memory as diff layers; older state answers -32000 naming the flag (0211).
+   */
+  stateWindow?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

@@ -302,6 +302,61 @@ describe('--fork-url', () => {
     const proof = await rpc(b.url, 'eth_getProof', [z, [], gone.blockNumber]);
     expect(BigInt(proof.balance)).toBe(0n);
     expect(BigInt(proof.nonce)).toBe(0n);
+    // After a restart, which rebuilds the trie's diff layers from the blocks' forward diffs
+    // (decision 0211): the same.
+    await b.stop({ keepData: true });
+    nodes.splice(nodes.indexOf(b), 1);
+    const b2 = await startTestNode({ blockTime: 0, dataDir: b.dataDir });
+    nodes.push(b2);
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [z, gone.blockNumber]))).toBe(0n);
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [z, hex(BigInt(gone.blockNumber) - 1n)]))).toBe(ETH);
+  }, 60_000);
+
+  it('anvil_setRpcUrl: the same fork read from another address, kept for a restart', async () => {
+    const a = await startTestNode({ blockTime: 0 });
+    nodes.push(a);
+    const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
+    const dataDir = tempDir();
+    const b = await startTestNode({ blockTime: 0, dataDir, fork: { url: a.url, blockNumber: n } });
+    nodes.push(b);
+    // A proxy in front of A: B's reads go through it once it is B's remote.
+    let seen = 0;
+    const proxy = http.createServer(async (req, res) => {
+      seen++;
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const r = await fetch(a.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      });
+      res.setHeader('content-type', 'application/json');
+      res.end(await r.text());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    expect(await rpc(b.url, 'anvil_setRpcUrl', [url])).toBe(null);
+    seen = 0;
+    expect(BigInt(await rpc(b.url, 'eth_getBalance', [NEVER_READ, 'latest']))).toBe(0n);
+    expect(seen).toBe(1);
+    expect((await rpc(b.url, 'anvil_nodeInfo')).forkConfig.forkUrl).toBe(url);
+    // Another chain is refused: the values kept are the fork block's of this one.
+    const other = await startTestNode({ blockTime: 0, chainId: 777n });
+    nodes.push(other);
+    await rpc(other.url, 'evm_mine');
+    await expect(rpc(b.url, 'anvil_setRpcUrl', [other.url])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('not the fork block'),
+    });
+    await other.stop();
+    // A restart without --fork-url reads from the address set.
+    await b.stop({ keepData: true });
+    const b2 = await startTestNode({ blockTime: 0, dataDir });
+    nodes.push(b2);
+    seen = 0;
+    expect(BigInt(await rpc(b2.url, 'eth_getBalance', [Y, 'latest']))).toBe(0n);
+    expect(seen).toBe(1);
+    proxy.close();
   }, 60_000);
 
   it('a remote that does not answer times out with the fork URL and --fork-timeout', async () => {

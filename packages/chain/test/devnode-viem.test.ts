@@ -8,6 +8,7 @@ import {
   createTestClient,
   createWalletClient,
   defineChain,
+  getAddress,
   http,
   parseEther,
   parseGwei,
@@ -204,6 +205,63 @@ for (const mode of ['anvil', 'hardhat'] as const) {
       expect(await pub.getBalance({ address: to })).toBe(0n);
       await test.setAutomine(true);
     });
+
+    it('getTxpoolContent / getTxpoolStatus / inspectTxpool see a pooled transaction', async () => {
+      await test.setAutomine(false);
+      try {
+        const to = '0x00000000000000000000000000000000000b000d';
+        const hash = await wallet.sendTransaction({ to, value: 4n });
+        expect(await test.getTxpoolStatus()).toEqual({ pending: 1, queued: 0 });
+        const content = await test.getTxpoolContent();
+        // Keyed by checksummed sender, as geth.
+        expect(Object.values(content.pending[getAddress(dev)] ?? {}).map((t) => t.hash)).toEqual([hash]);
+        const inspect = await test.inspectTxpool();
+        expect(Object.values(inspect.pending[getAddress(dev)] ?? {})[0]).toMatch(/^0x0{35}b000d: 4 wei/i);
+        // Not pre-confirmed in manual mode: neither latest nor pending has it yet.
+        expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(0n);
+        await test.mine({ blocks: 1 });
+        expect(await test.getTxpoolStatus()).toEqual({ pending: 0, queued: 0 });
+        const { latest, pending } = await at((blockTag) => pub.getBalance({ address: to, blockTag }));
+        expect(latest).toBe(4n);
+        expect(pending).toBe(4n);
+      } finally {
+        await test.setAutomine(true);
+      }
+    });
+
+    it('setLoggingEnabled', async () => {
+      await test.setLoggingEnabled(false);
+      await test.setLoggingEnabled(true);
+      expect(await pub.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(0n);
+    });
+
+    it('setMinGasPrice is refused on an EIP-1559 chain, as Anvil and Hardhat refuse it', async () => {
+      await expect(test.setMinGasPrice({ gasPrice: parseGwei('1') })).rejects.toThrow(
+        `${mode}_setMinGasPrice is not supported when EIP-1559 is active`,
+      );
+    });
+
+    if (mode === 'anvil') {
+      // Anvil's only (Hardhat has no such methods; viem's hardhat mode would send milliseconds).
+      it('setBlockTimestampInterval / removeBlockTimestampInterval', async () => {
+        await test.setBlockTimestampInterval({ interval: 500 });
+        const before = (await pub.getBlock({ blockTag: 'latest' })).timestamp;
+        expect((await pub.getBlock({ blockTag: 'pending' })).timestamp).toBe(before + 500n);
+        await test.mine({ blocks: 2 });
+        const { latest, pending } = await at((blockTag) => pub.getBlock({ blockTag }));
+        expect(latest.timestamp).toBe(before + 1000n);
+        expect(pending.timestamp).toBe(before + 1500n);
+        expect(await test.request({ method: 'anvil_removeBlockTimestampInterval' } as never)).toBe(true);
+        expect(await test.request({ method: 'anvil_removeBlockTimestampInterval' } as never)).toBe(false);
+        await test.mine({ blocks: 1 });
+        // Back to the clock: a block a second after the last, the clock being behind it.
+        expect((await pub.getBlock({ blockTag: 'latest' })).timestamp).toBe(before + 1001n);
+      });
+
+      it('setRpcUrl is refused on a node that is not a fork', async () => {
+        await expect(test.setRpcUrl('http://127.0.0.1:1')).rejects.toThrow(/not a fork/);
+      });
+    }
 
     it('setBlockGasLimit', async () => {
       await test.setBlockGasLimit({ gasLimit: 45_000_000n });

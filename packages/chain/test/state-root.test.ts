@@ -12,7 +12,8 @@ import type { StateReader } from '../src/state/stateReader.js';
 import { computeStateRoot } from '../src/state/stateRoot.js';
 import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { TrieStateReader } from '../src/state/trieState.js';
-import { MemoryNodeStore } from '../src/trie/index.js';
+import { MemoryNodeStore, type TrieNodeEntry } from '../src/trie/index.js';
+import type { PathNode } from '../src/storage/pathNodes.js';
 import { rng } from './rng.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -51,13 +52,17 @@ function randomOp(r: () => number): Op {
   return (s) => s.deleteAccount(address);
 }
 
+/** A seal's nodes (keyed by path for the disk layer) as a hash-keyed store takes them. */
+const byHash = (nodes: PathNode[]) =>
+  nodes.map(([, hash, enc]) => [hash, enc, new Uint8Array(0)] as TrieNodeEntry);
+
 /** A sealed base state: 120 random operations on 40 accounts, some with storage, in a store. */
 async function sealedBase(r: () => number) {
   const store = new MemoryNodeStore();
   const genesis = new JournaledState(nothing);
   for (let i = 0; i < 120; i++) await randomOp(r)(genesis);
   const g = await computeStateRoot(EMPTY_TRIE_ROOT, nothing, genesis.diff(), store);
-  store.putAll(g.nodes);
+  store.putAll(byHash(g.nodes));
   return { store, g, base: new TrieStateReader(g.root, store, async () => undefined) };
 }
 
@@ -114,8 +119,8 @@ describe('IncrementalStateRoot', () => {
     );
     // The sealed nodes are enough to read the final state back from a store of base + them.
     const sealed = new MemoryNodeStore();
-    sealed.putAll(g.nodes);
-    sealed.putAll(done.nodes);
+    sealed.putAll(byHash(g.nodes));
+    sealed.putAll(byHash(done.nodes));
     const after = new TrieStateReader(done.root, sealed, async () => undefined);
     for (let i = 0; i < 40; i++) {
       const addr = Uint8Array.from({ length: 20 }, (_, j) => (j === 19 ? i : 7));
@@ -132,10 +137,10 @@ describe('IncrementalStateRoot', () => {
     }
     // The new nodes the final root reaches, and no superseded version from an earlier layer: any
     // node beyond the reference's is one the base already holds (a value changed, then back).
-    const listed = new Set(done.nodes.map(([h]) => hex(h)));
-    for (const [h] of ref.nodes) expect(listed.has(hex(h))).toBe(true);
-    const wanted = new Set(ref.nodes.map(([h]) => hex(h)));
-    for (const [h] of done.nodes) if (!wanted.has(hex(h))) expect(await store.get(h)).toBeDefined();
+    const listed = new Set(done.nodes.map(([, h]) => hex(h)));
+    for (const [, h] of ref.nodes) expect(listed.has(hex(h))).toBe(true);
+    const wanted = new Set(ref.nodes.map(([, h]) => hex(h)));
+    for (const [, h] of done.nodes) if (!wanted.has(hex(h))) expect(await store.get(h)).toBeDefined();
   });
 
   // Folded ahead (PendingBlock.rootAhead): a layer's operations come in chunks, some reverted

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import { keys } from '../src/storage/keys.js';
 import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
 import { tempDir } from './node-helpers.js';
@@ -47,6 +48,14 @@ const u = (x: Uint8Array | undefined) => (x === undefined ? undefined : Uint8Arr
 const loc = (x: { blockHash: Uint8Array; index: number } | undefined) =>
   x && { ...x, blockHash: u(x.blockHash) };
 const addr = b(0xaa, 20);
+/** A trie node of block n (any bytes: a path store checks only that its keccak matches). */
+const node = (n: number) => Uint8Array.of(0xc2, n);
+/** Block n's node as the trie asks for it: by hash and path. */
+const nodesOf = (s: ChainStore, ns: number[]) =>
+  s.getTrieNodes(
+    ns.map((n) => keccak256(node(n))),
+    ns.map((n) => Uint8Array.of(n % 16)),
+  );
 
 function block(n: number, extra: Partial<BlockWrite> = {}): BlockWrite {
   return {
@@ -60,7 +69,7 @@ function block(n: number, extra: Partial<BlockWrite> = {}): BlockWrite {
     clearedStorage: [],
     storage: [{ address: addr, slot: b(1), value: Uint8Array.of(n) }],
     code: [],
-    nodes: [[b(200 + n), Uint8Array.of(0xc2, n)]],
+    nodes: [[keys.accountNode(Uint8Array.of(n % 16)), keccak256(node(n)), node(n)]],
     ...extra,
   };
 }
@@ -72,6 +81,7 @@ async function open(): Promise<{ store: ChainStore; dir: string }> {
 }
 
 describe('ChainStore write-behind', () => {
+  beforeAll(() => initKeccak());
   it('serves a block before its batch lands, and from disk after', async () => {
     const { store, dir } = await open();
     const gate = holdWrites();
@@ -85,7 +95,7 @@ describe('ChainStore write-behind', () => {
     expect(u(await store.get(keys.head))).toEqual(b(1));
     expect(u(await store.hashByNumber(1n))).toEqual(b(1));
     expect(loc(await store.txLocation(b(101)))).toEqual({ blockHash: b(1), index: 0 });
-    expect((await store.getTrieNodes([b(201), b(9)])).map(u)).toEqual([Uint8Array.of(0xc2, 1), undefined]);
+    expect((await nodesOf(store, [1, 9])).map(u)).toEqual([node(1), undefined]);
     expect(u(await store.get(keys.storage(addr, b(1))))).toEqual(Uint8Array.of(1));
 
     gate.release();
@@ -135,17 +145,19 @@ describe('ChainStore write-behind', () => {
       expect(u(await s.hashByNumber(1n))).toEqual(b(1));
       expect(u(await s.hashByNumber(2n))).toEqual(b(2));
       expect(u(await s.get(keys.head))).toEqual(b(2));
-      expect((await s.getTrieNodes([b(201), b(202)])).map(u)).toEqual([
-        Uint8Array.of(0xc2, 1),
-        Uint8Array.of(0xc2, 2),
-      ]);
     };
     await expected(store); // block 2 from the overlay
+    // The trie nodes are block 1's and 2's diff layers, in memory.
+    expect((await nodesOf(store, [1, 2])).map(u)).toEqual([node(1), node(2)]);
     gate.release();
     await second;
     await store.close();
     const again = await ChainStore.open(dir);
     await expected(again);
+    // On disk, the forward diff that rebuilds block 2's trie nodes at start (rebuildLayers.ts).
+    const d = await again.stateDiffOf(2n);
+    expect(d?.accounts.map((a) => [u(a.address), a.rlp])).toEqual([[gone, null]]);
+    expect(d?.storage.map((x) => u(x.value))).toEqual([new Uint8Array(0)]);
     await again.close();
   });
 

@@ -51,6 +51,8 @@ export interface ChainFlags extends RpcLimitFlags {
   forkUrl?: string;
   forkBlockNumber?: bigint;
   forkTimeout?: number;
+  /** --state-window: blocks of past state kept. */
+  stateWindow?: number;
 }
 
 export interface ServeFlags {
@@ -125,6 +127,7 @@ export async function startChain(
       ? { fork: { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.chainId } }
       : {}),
     forkTimeoutMs: flags.forkTimeout,
+    stateWindow: flags.stateWindow,
     ...(flags.sequencer
       ? {
           follow: {

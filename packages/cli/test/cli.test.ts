@@ -31,6 +31,8 @@ describe('wharf command line', () => {
       /--rpc-send-sync-timeout <seconds>.*expected more than 0 seconds/,
     ],
     [['up', '--rpc-receipt-hold', 'soon'], /--rpc-receipt-hold <seconds>.*expected seconds/],
+    [['chain', 'start', '--rpc-threads', 'two'], /--rpc-threads <n>.*expected a whole number/],
+    [['up', '--rpc-threads', '1000'], /--rpc-threads <n>.*expected at most 16 threads/],
     [['chain', 'start', '--journal-wait', 'forever'], /--journal-wait <duration>.*expected a duration/],
     [
       ['chain', 'start', '--fork-url', 'file:///etc/passwd'],
@@ -74,6 +76,7 @@ describe('wharf command line', () => {
     const help = wharf(['chain', 'start', '--help']);
     expect(help.stdout).toMatch(/--rpc-send-sync-timeout <seconds>[\s\S]*WHARF_RPC_SEND_SYNC_TIMEOUT/);
     expect(help.stdout).toMatch(/--rpc-receipt-hold <seconds>[\s\S]*WHARF_RPC_RECEIPT_HOLD/);
+    expect(help.stdout).toMatch(/--rpc-threads <n>[\s\S]*WHARF_RPC_THREADS/);
   });
 });
 

@@ -30,6 +30,8 @@ export class BlockOpener {
   private next: { timestamp?: bigint; baseFee?: bigint } = {};
   /** Added to the clock for block timestamps (evm_increaseTime), in ms. */
   private clockOffsetMs = 0;
+  /** anvil_setBlockTimestampInterval: each block this many seconds after its parent, clock aside. */
+  private timestampInterval?: bigint;
   /** Dev methods' changes in the block being built, to apply again if it is opened again. */
   private edits: StateEdit[] = [];
 
@@ -51,8 +53,16 @@ export class BlockOpener {
     if (timestamp === undefined && next.timestamp !== undefined && next.timestamp > parent.header.timestamp)
       // Later blocks continue from the timestamp set (Anvil's evm_setNextBlockTimestamp).
       this.clockOffsetMs = Number(next.timestamp) * 1000 - this.now();
-    if (ts === undefined || ts <= parent.header.timestamp)
-      ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const p = parent.header.timestamp;
+    if (ts === undefined || ts <= p)
+      ts =
+        timestamp ??
+        (this.timestampInterval !== undefined
+          ? // Anvil's interval 0 gives the parent's timestamp again; wharf's must rise.
+            p + (this.timestampInterval > 0n ? this.timestampInterval : 1n)
+          : now > p
+            ? now
+            : p + 1n);
     const overrides: HeaderOverrides = { ...this.sticky, baseFee: next.baseFee };
     this.next = {};
     this.edits = [];
@@ -100,6 +110,16 @@ export class BlockOpener {
   setClock(timestamp?: bigint): void {
     this.clockOffsetMs = timestamp === undefined ? 0 : Number(timestamp) * 1000 - this.now();
     this.next = {};
+  }
+
+  /**
+   * anvil_setBlockTimestampInterval (`seconds`) / anvil_removeBlockTimestampInterval (undefined):
+   * blocks not given a timestamp are `seconds` after their parent. Returns whether one was set.
+   */
+  setTimestampInterval(seconds?: bigint): boolean {
+    const had = this.timestampInterval !== undefined;
+    this.timestampInterval = seconds;
+    return had;
   }
 
   /** Header settings for the blocks to come (see NextHeader). */

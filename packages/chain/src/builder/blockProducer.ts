@@ -236,6 +236,15 @@ export class BlockProducer {
     });
   }
 
+  /** anvil_setBlockTimestampInterval / remove (blockOpener.ts); returns whether one was set. */
+  setTimestampInterval(seconds?: bigint): Promise<boolean> {
+    return this.enqueue(async () => {
+      const had = this.opener.setTimestampInterval(seconds);
+      await this.reopen();
+      return had;
+    });
+  }
+
   /** Opens the block being built again (new header settings), if no transaction is in it yet. */
   private async reopen(): Promise<void> {
     const b = this.building;

@@ -51,6 +51,10 @@ export interface DevApi {
   increaseTime(seconds: bigint): bigint;
   /** The next block's timestamp exactly (later blocks continue from it). */
   setNextBlockTimestamp(timestamp: bigint): Promise<void>;
+  /** Each block not given a timestamp `seconds` after its parent (Anvil's, in seconds). */
+  setBlockTimestampInterval(seconds: bigint): Promise<void>;
+  /** Back to the clock; false if no interval was set. */
+  removeBlockTimestampInterval(): Promise<boolean>;
   /** The block gas limit from the next block on. */
   setBlockGasLimit(gasLimit: bigint): Promise<void>;
   setNextBlockBaseFeePerGas(baseFee: bigint): Promise<void>;
@@ -81,6 +85,9 @@ export interface DevApi {
 
   /** Back to genesis (fork: to the fork point, or to a new fork). */
   reset(fork?: ForkTarget): Promise<void>;
+
+  /** A fork's remote at another URL (the same chain: its fork block must have the same hash). */
+  setRpcUrl(url: string): Promise<void>;
 
   dumpState(): Promise<AnvilState>;
   /** Sets every account of `state` in the block being built (merging with what is there). */

@@ -19,7 +19,7 @@ import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
 import type { ChainContext } from '../execution/chainContext.js';
-import { applyForkReset, type ForkTarget, prepareForkReset } from '../execution/forkReset.js';
+import { applyForkReset, type ForkTarget, moveForkRemote, prepareForkReset } from '../execution/forkReset.js';
 import { writeGenesis } from '../execution/genesis.js';
 import { bigintToBytes, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.js';
 import { type AnvilAccount, type AnvilState, slotKey } from '../state/anvilStateFile.js';
@@ -56,7 +56,7 @@ export interface DevControlsOptions {
 
 const TIP = 1_000_000_000n;
 /** Prefixes of every kind of LevelDB entry but the chain's config (anvil_reset deletes them). */
-const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'c', 'N'];
+const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'c', 'A', 'S', 'L', 'D'];
 
 export class DevControls implements DevApi {
   private readonly ctx: ChainContext;
@@ -123,6 +123,14 @@ export class DevControls implements DevApi {
   async setNextBlockTimestamp(timestamp: bigint): Promise<void> {
     this.checkTimestamp(timestamp);
     await this.producer.setNextHeader({ timestamp });
+  }
+
+  async setBlockTimestampInterval(seconds: bigint): Promise<void> {
+    await this.producer.setTimestampInterval(seconds);
+  }
+
+  removeBlockTimestampInterval(): Promise<boolean> {
+    return this.producer.setTimestampInterval(undefined);
   }
 
   setBlockGasLimit(gasLimit: bigint): Promise<void> {
@@ -273,6 +281,8 @@ export class DevControls implements DevApi {
   async revert(id: bigint): Promise<boolean> {
     const snap = this.snapshots.get(id);
     if (!snap) return false;
+    // Older than --state-window: its state is gone from the tries (a clear error, nothing done).
+    this.ctx.store.requireState(snap.head.number, this.ctx.blocks.head.header.number);
     // The snapshot and every later one are used up (as Anvil and Hardhat).
     for (const k of this.snapshots.keys()) if (k >= id) this.snapshots.delete(k);
     const canonical = await this.ctx.store.hashByNumber(snap.head.number);
@@ -333,6 +343,8 @@ export class DevControls implements DevApi {
       ops.push({ key: keys.senders(hash) });
     }
     ops.push({ key: keys.head, value: snap.head.hash });
+    // The trie's diff layers above the snapshot go, with their blocks' forward diffs.
+    ops.push(...store.revertStateTo(snap.head.number, head));
     await store.rewrite(ops);
     await this.ctx.flat.forget();
     await blocks.forget();
@@ -359,6 +371,7 @@ export class DevControls implements DevApi {
       for (const p of CHAIN_PREFIXES)
         for (const key of await store.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
       await store.rewrite(ops);
+      store.stateReset();
       await this.ctx.flat.forget();
       await writeGenesis(this.ctx);
       await store.flushed();
@@ -381,6 +394,12 @@ export class DevControls implements DevApi {
     this.changes.clear();
     await this.refillPool([]);
     await this.fundForkedDevAccounts();
+  }
+
+  async setRpcUrl(url: string): Promise<void> {
+    if (!this.ctx.fork)
+      throw new DevMethodError('anvil_setRpcUrl: this node is not a fork (start it with --fork-url)');
+    await moveForkRemote(this.ctx, url);
   }
 
   /** A fork's first block on top gives the dev accounts their balance, as Anvil's fork does. */

@@ -1,5 +1,6 @@
 /**
- * anvil_reset / hardhat_reset on a fork (--fork-url): back to the fork point, or onto a new fork.
+ * anvil_reset / hardhat_reset on a fork (--fork-url): back to the fork point, or onto a new fork;
+ * and anvil_setRpcUrl: the same fork read from another address.
  *
  *   no target, or the same URL and block ─> one batch drops the blocks on top of the fork block
  *       and everything written to the flat state since the fork; the fork block is the head again;
@@ -12,6 +13,7 @@
  * Decision: docs/decisions/0301-reset-on-a-fork.md.
  */
 import type { ChainConfig, DevChainConfig } from '../chainspec/chainConfig.js';
+import { bytesToHex } from '../primitives/hex.js';
 import { ForkError, ForkSource } from '../storage/forkSource.js';
 import { keys } from '../storage/keys.js';
 import type { ChainContext } from './chainContext.js';
@@ -94,7 +96,10 @@ async function backToForkPoint(ctx: ChainContext): Promise<void> {
   const point = await store.hashByNumber(fork.number);
   if (!point) throw new Error(`the fork block ${fork.number} is not stored`);
   ops.push({ key: keys.head, value: point });
+  // The local trie at the fork point is the empty one: the trie and its diffs go (decision 0211).
+  ops.push(...(await store.stateResetOps(fork.number + 1n)));
   await store.rewrite(ops);
+  store.stateReset(fork.number + 1n);
 }
 
 async function refork(ctx: ChainContext, config: DevChainConfig, point: ForkPointBlock): Promise<void> {
@@ -104,7 +109,35 @@ async function refork(ctx: ChainContext, config: DevChainConfig, point: ForkPoin
     for (const key of await store.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
   // Stored with the chain: a restart opens the new fork.
   ops.push({ key: keys.config, value: Buffer.from(JSON.stringify(config)) });
+  // The state trie and its diffs too: the new fork point starts them again (decision 0211).
+  ops.push(...(await store.stateResetOps()));
   await store.rewrite(ops);
+  store.stateReset();
   attachFork(ctx, config.fork!, { timeoutMs: ctx.fork!.source.timeoutMs });
   await commitForkPoint(ctx, point);
+}
+
+/**
+ * anvil_setRpcUrl: the fork's remote is at `url` from now on (and after a restart without
+ * --fork-url). It must serve the fork block with the same hash: values already kept stay valid.
+ */
+export async function moveForkRemote(ctx: ChainContext, url: string): Promise<void> {
+  const fork = ctx.fork!;
+  const probe = new ForkSource({ url, blockNumber: fork.number, timeoutMs: fork.source.timeoutMs });
+  const [theirs, ours] = await Promise.all([
+    probe.call<{ hash: string } | null>('eth_getBlockByNumber', [probe.blockTag, false]),
+    ctx.blocks.byNumber(fork.number),
+  ]);
+  const want = ours && bytesToHex(ours.hash());
+  if (!theirs || theirs.hash.toLowerCase() !== want)
+    throw new ForkError(
+      `anvil_setRpcUrl: ${url} has ${theirs ? `block ${fork.number} ${theirs.hash}` : `no block ${fork.number}`}, not the fork block ${want}: anvil_reset with {forking: {jsonRpcUrl}} forks another chain`,
+    );
+  fork.source.url = url;
+  const raw = await ctx.store.get(keys.config);
+  if (!raw) return;
+  const stored = JSON.parse(Buffer.from(raw).toString('utf8')) as ChainConfig;
+  if (stored.kind !== 'dev' || !stored.fork) return;
+  stored.fork.url = url;
+  await ctx.store.put(keys.config, Buffer.from(JSON.stringify(stored)));
 }

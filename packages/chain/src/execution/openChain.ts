@@ -11,14 +11,25 @@ import { ForkState } from '../state/forkState.js';
 import { hexToBytes } from '../primitives/hex.js';
 import { ForkSource } from '../storage/forkSource.js';
 import { BlockReader } from '../storage/blockReader.js';
-import { ChainStore } from '../storage/chainStore.js';
+import { ChainStore, DEFAULT_LAYER_LIMITS } from '../storage/chainStore.js';
+import type { LayerLimits } from '../storage/pathLayers.js';
 import { keys } from '../storage/keys.js';
 import type { ChainContext } from './chainContext.js';
 import { writeForkPoint } from './forkPoint.js';
 import { writeGenesis } from './genesis.js';
+import { rebuildLayers } from './rebuildLayers.js';
 
 export class ChainConfigMismatchError extends Error {
   override readonly name = 'ChainConfigMismatchError';
+}
+
+/** A data directory written before decision 0211 (trie nodes keyed by hash): not opened. */
+export class OldStateFormatError extends Error {
+  override readonly name = 'OldStateFormatError';
+}
+
+function oldFormatMessage(dataDir: string): string {
+  return `the data directory ${dataDir} holds the chain in the old format (trie nodes keyed by hash, before wharf stored them by path): this version cannot open it. Export its blocks with the previous version (\`wharf chain export FILE\`) and import them into a new --data-dir with this one (\`wharf chain import FILE\`), or start over with a new --data-dir`;
 }
 
 export async function openChain(
@@ -31,15 +42,18 @@ export async function openChain(
     ephemeral?: boolean;
     /** A fork's remote: another URL than the stored one (it moved), and the request timeout. */
     fork?: { url?: string; timeoutMs: number };
+    /** Past state kept (`--state-window`) and how the trie reaches the disk (chainStore.ts). */
+    layers?: LayerLimits;
   } = {},
 ): Promise<ChainContext> {
   await initKeccak();
   let store: ChainStore;
-  if (opts.ephemeral) store = await ChainStore.openInMemory();
+  const limits = opts.layers ?? DEFAULT_LAYER_LIMITS;
+  if (opts.ephemeral) store = await ChainStore.openInMemory(limits);
   else {
     const dir = path.join(dataDir, 'chain');
     await fs.mkdir(dir, { recursive: true });
-    store = await ChainStore.open(dir);
+    store = await ChainStore.open(dir, limits);
   }
   try {
     const raw = await store.get(keys.config);
@@ -53,8 +67,8 @@ export async function openChain(
     }
     const spec = await loadChainSpec(stored);
     const nodes = {
-      get: (h: Uint8Array) => store.getTrieNode(h),
-      getMany: (hs: Uint8Array[]) => store.getTrieNodes(hs),
+      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
+      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
     };
     const ctx: ChainContext = {
       spec,
@@ -69,6 +83,9 @@ export async function openChain(
       await (ctx.fork ? writeForkPoint(ctx) : writeGenesis(ctx));
       // The config goes in after genesis: a crash in between leaves an empty, reusable database.
       await store.put(keys.config, Buffer.from(JSON.stringify(stored)));
+    } else {
+      if (store.stateLayerStart === undefined) throw new OldStateFormatError(oldFormatMessage(dataDir));
+      await rebuildLayers(ctx);
     }
     return ctx;
   } catch (e) {

@@ -96,7 +96,9 @@ export async function traceBlockWith(
   await budget.check();
   const parent = await ctx.blocks.byHash(block.header.parentHash);
   if (!parent) throw new TracerError('parent block not found');
-  // Below a fork block the state is the remote's (state/forkState.ts).
+  // Below a fork block the state is the remote's (state/forkState.ts); past the window, gone.
+  if (!(ctx.fork && parent.header.number < ctx.fork.number))
+    ctx.store.requireState(parent.header.number, ctx.blocks.head.header.number);
   const base =
     ctx.fork && parent.header.number < ctx.fork.number
       ? ctx.fork.at(parent.header.number)

@@ -19,7 +19,7 @@ export interface LocalSources {
   blocks: BlockReader;
   flat: FlatStateReader;
   nodes: TrieNodeStore;
-  store: Pick<ChainStore, 'get'>;
+  store: Pick<ChainStore, 'get' | 'requireState'>;
   /** The builder's last flashblock. */
   pending: () => PendingBlockView;
   /** On a fork: the remote below the fork block (state/forkState.ts). */
@@ -39,6 +39,7 @@ export class LocalChainReader implements ChainReader {
       code: (h) => this.code(h),
       pending: s.pending,
       fork: s.fork,
+      requireState: (n) => s.store.requireState(n, s.blocks.head.header.number),
     };
   }
 

@@ -8,6 +8,7 @@ import { formatAnvilState } from '../state/anvilStateFile.js';
 import type { Method } from './context.js';
 import { method, type Methods, type RpcContext } from './context.js';
 import { dev, flag, stateParam, u256, word } from './devParams.js';
+import { invalidParams } from './errors.js';
 import type { Params } from './params.js';
 
 /** The shared implementations; each returns what Anvil returns. */
@@ -68,6 +69,10 @@ export const dev_ = {
     await dev(c).reset(resetParam(p));
     return null;
   }),
+  autoImpersonate: method(['enabled'], 1, (p, c) => {
+    dev(c).setAutoImpersonate(flag(p, 0));
+    return null;
+  }),
   setLoggingEnabled: method(['enabled'], 1, (p, c) => {
     dev(c).setLoggingEnabled(flag(p, 0));
     return null;
@@ -125,10 +130,8 @@ export const anvilMethods: Methods = {
   anvil_setNonce: dev_.setNonce,
   anvil_impersonateAccount: dev_.impersonateAccount,
   anvil_stopImpersonatingAccount: dev_.stopImpersonatingAccount,
-  anvil_setAutoImpersonate: method(['enabled'], 1, (p, c) => {
-    dev(c).setAutoImpersonate(flag(p, 0));
-    return null;
-  }),
+  anvil_autoImpersonateAccount: dev_.autoImpersonate,
+  anvil_setAutoImpersonate: dev_.autoImpersonate,
   anvil_setCoinbase: dev_.setCoinbase,
   anvil_setNextBlockBaseFeePerGas: dev_.setNextBlockBaseFeePerGas,
   anvil_dropTransaction: dev_.dropTransaction,
@@ -160,4 +163,25 @@ export const anvilMethods: Methods = {
     await dev(c).setBlockGasLimit(u256(p, 0));
     return true;
   }),
+  anvil_setBlockTimestampInterval: method(['seconds'], 1, async (p, c) => {
+    await dev(c).setBlockTimestampInterval(u256(p, 0));
+    return null;
+  }),
+  anvil_removeBlockTimestampInterval: method([], 0, (_p, c) => dev(c).removeBlockTimestampInterval()),
+  anvil_setRpcUrl: method(['url'], 1, async (p, c) => {
+    const url = p.raw(0);
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) p.fail(0, 'expected an http(s) URL');
+    await dev(c).setRpcUrl(url as string);
+    return null;
+  }),
+  anvil_setMinGasPrice: minGasPrice('anvil_setMinGasPrice'),
 };
+
+/** As Anvil and Hardhat on a chain with EIP-1559 (every wharf chain): refused, naming why. */
+export function minGasPrice(name: string): Method {
+  return method(['gasPrice'], 1, (p, c) => {
+    u256(p, 0);
+    dev(c);
+    throw invalidParams(`${name} is not supported when EIP-1559 is active`);
+  });
+}

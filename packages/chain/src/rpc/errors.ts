@@ -8,6 +8,7 @@ import { EvmTimeout } from '../execution/evmBudget.js';
 import { TraceTooLarge } from '../execution/trace.js';
 import { SimulateError } from '../execution/simulateError.js';
 import { ErrorCode } from '../primitives/errorCodes.js';
+import { StateUnavailableError } from '../storage/chainStore.js';
 import { ForkError } from '../storage/forkSource.js';
 import { TxPoolError } from '../txpool/types.js';
 
@@ -46,6 +47,8 @@ export function toRpcError(e: unknown, log?: (e: unknown) => void): WireError {
   if (e instanceof TxPoolError) return { code: ErrorCode.Server, message: e.message };
   // A fork's remote did not answer a read this request needed (names --fork-url).
   if (e instanceof ForkError) return { code: ErrorCode.Server, message: e.message };
+  // State of a block older than --state-window (storage/chainStore.ts).
+  if (e instanceof StateUnavailableError) return { code: ErrorCode.Server, message: e.message };
   // A test method refused (a timestamp in the past, a revert it cannot do, ...).
   if (e instanceof DevMethodError) return { code: ErrorCode.Server, message: e.message };
   // eth_simulateV1's -380xx codes, and state overrides refused (eth_call, eth_estimateGas too).

@@ -4,7 +4,7 @@
  * calls hardhat_dumpState / hardhat_loadState, which Hardhat's EDR has and wharf keeps.
  */
 import { bytesToHex } from '../primitives/hex.js';
-import { dev_ } from './anvil.js';
+import { dev_, minGasPrice } from './anvil.js';
 import { type Method, method, type Methods } from './context.js';
 import { dev } from './devParams.js';
 
@@ -24,6 +24,9 @@ export const hardhatMethods: Methods = {
   hardhat_setNonce: yes(dev_.setNonce),
   hardhat_impersonateAccount: yes(dev_.impersonateAccount),
   hardhat_stopImpersonatingAccount: yes(dev_.stopImpersonatingAccount),
+  // Anvil answers this Hardhat-style name too (Hardhat itself has no such method).
+  hardhat_autoImpersonateAccount: dev_.autoImpersonate,
+  hardhat_setMinGasPrice: minGasPrice('hardhat_setMinGasPrice'),
   hardhat_setCoinbase: yes(dev_.setCoinbase),
   hardhat_setNextBlockBaseFeePerGas: yes(dev_.setNextBlockBaseFeePerGas),
   hardhat_dropTransaction: method(['hash'], 1, (p, c) => dev(c).dropTransaction(bytesToHex(p.hash(0)))),

@@ -3,6 +3,7 @@
  * where geth has one. Set through ChainNodeOptions.limits (the CLI's --rpc-* flags); listed with
  * their flags in docs/security.md.
  */
+import { availableParallelism } from 'node:os';
 import type { CallLimits } from '../execution/call.js';
 import {
   DEFAULT_RPC_EVM_TIMEOUT_MS,
@@ -49,7 +50,15 @@ export interface RpcLimits {
    * ms (decision 0121: four flashblock intervals, at most this); 0: never held.
    */
   receiptHoldMs: number;
+  /**
+   * Front threads: worker threads that accept connections beside the main thread and answer the
+   * common state reads themselves (decision 0330); 0: the main thread alone.
+   */
+  threads: number;
 }
+
+/** One front thread where there is a second core to run it. */
+export const DEFAULT_RPC_THREADS = availableParallelism() >= 2 ? 1 : 0;
 
 export const defaultRpcLimits: RpcLimits = {
   gasCap: DEFAULT_RPC_GAS_CAP,
@@ -67,6 +76,7 @@ export const defaultRpcLimits: RpcLimits = {
   httpRequestTimeoutMs: 30_000,
   sendSyncTimeoutMs: 6_000,
   receiptHoldMs: 1_000,
+  threads: DEFAULT_RPC_THREADS,
 };
 
 /** A fresh budget (deadline starts now) and the gas cap, for one request's executions. */

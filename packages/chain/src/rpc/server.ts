@@ -10,9 +10,11 @@ import type { EvmScheduler } from '../execution/evmBudget.js';
 import type { Connection } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode } from './errors.js';
+import { FrontThreads } from './frontThreads.js';
 import { Http1Front } from './http1.js';
 import type { RpcLimits } from './limits.js';
-import { RequestQueue } from './requestQueue.js';
+import type { ReplicaPublisher } from './replicaPublisher.js';
+import { QUEUE_HIGH_WATER, RequestQueue } from './requestQueue.js';
 import { sendOrDrop } from './slowReaders.js';
 
 /** The limits the server itself applies (docs/security.md). */
@@ -32,6 +34,15 @@ export const MAX_BODY = 5 * 1024 * 1024;
 /** How long an idle HTTP connection is kept open. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** Front threads beside the main one (frontThreads.ts, `--rpc-threads`). */
+export interface ServerThreads {
+  count: number;
+  /** What the threads' read replicas are told of state changes (node.ts feeds it). */
+  publisher: ReplicaPublisher;
+  /** A thread that could not start (the node goes on with fewer). */
+  onError(message: string): void;
+}
+
 const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
@@ -45,6 +56,8 @@ function errorBody(code: number, message: string): string {
 
 export interface RpcServer {
   port: number;
+  /** Front threads accepting connections beside the main thread (0: none). */
+  threads: number;
   /**
    * Holds new requests on every connection (HTTP and WebSocket; they wait in the socket's
    * buffer) or lets them in again. Responses and pushes still go out. Consumer: the node, while
@@ -65,6 +78,7 @@ export async function startRpcServer(
   /** Other GET paths (GET /metrics): a body (or its promise) and its content type, or undefined. */
   extraGet?: (path: string) => { type: string; body: string | Promise<string> } | undefined,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
+  threads?: ServerThreads,
 ): Promise<RpcServer> {
   const send = (res: http.ServerResponse, status: number, body: string) => {
     // An explicit length: no chunked encoding, one write per response.
@@ -205,6 +219,17 @@ export async function startRpcServer(
   if (nodeConnection.length !== 1) throw new Error('http.Server: expected one connection listener');
   const toNode = nodeConnection[0] as (s: Socket) => void;
   server.removeListener('connection', toNode);
+  /** A connection (or what is left of one) for Node's server. */
+  function toNodeServer(s: Socket, rest: Buffer): void {
+    // Paused so that no byte goes by between the two readers; Node's reader is resumed,
+    // and held again (after the resume it schedules) if a hold is on.
+    s.pause();
+    held.delete(s);
+    if (rest.length > 0) s.unshift(rest);
+    toNode.call(server, s);
+    s.resume();
+    process.nextTick(() => paused && connections.has(s) && hold(s));
+  }
   const connectionsCheckingInterval = Math.max(
     100,
     Math.min(1_000, limits.httpHeadersTimeoutMs / 4, limits.httpRequestTimeoutMs / 4),
@@ -217,16 +242,7 @@ export async function startRpcServer(
       maxBody: MAX_BODY,
       onRequest: (body, client, reply) =>
         queue.push(() => void answer(body, client, reply), body.length / 100_000),
-      handOff: (s, rest) => {
-        // Paused so that no byte goes by between the two readers; Node's reader is resumed,
-        // and held again (after the resume it schedules) if a hold is on.
-        s.pause();
-        held.delete(s);
-        if (rest.length > 0) s.unshift(rest);
-        toNode.call(server, s);
-        s.resume();
-        process.nextTick(() => paused && connections.has(s) && hold(s));
-      },
+      handOff: toNodeServer,
       mayResume: (s) => {
         if (!paused) return true;
         held.add(s);
@@ -281,22 +297,61 @@ export async function startRpcServer(
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
+  // The listening socket's descriptor (internal, stable since Node 0.x; -1 where there is none,
+  // as on Windows: one thread then).
+  const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  const frontThreads =
+    threads && threads.count > 0 && typeof fd === 'number' && fd >= 0
+      ? await FrontThreads.start({
+          count: threads.count,
+          fd,
+          publisher: threads.publisher,
+          front: {
+            headersTimeoutMs: Math.min(limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs),
+            requestTimeoutMs: limits.httpRequestTimeoutMs,
+            keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+            checkEveryMs: connectionsCheckingInterval,
+            maxBody: MAX_BODY,
+            forwardHighWater: QUEUE_HIGH_WATER,
+            // What may wait in a tunnelled socket: well past what the main thread's side lets
+            // wait (it drops a WebSocket that does not read at wsMaxBufferedBytes).
+            maxUnsentBytes: 4 * (limits.wsMaxBufferedBytes + MAX_BODY),
+          },
+          // As if read on a socket of this thread: the same queue, the same answer.
+          onRequest: (body, client, reply) =>
+            queue.push(() => void answer(body, client, reply), body.length / 100_000),
+          onConnection: (t, rest) => {
+            const s = t as unknown as Socket;
+            connections.add(s);
+            s.once('close', () => {
+              connections.delete(s);
+              held.delete(s);
+            });
+            toNodeServer(s, rest);
+          },
+          onError: threads.onError,
+        })
+      : undefined;
   return {
     port: (server.address() as AddressInfo).port,
+    threads: frontThreads?.count ?? 0,
     scheduler: { turn: () => queue.turn(), mustYield: () => queue.mustYield() },
     holdInput: (on, nextAt) => {
       queue.hold(on, nextAt);
       holding = on;
       pauseOrResume();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // The threads first: they stop accepting and close their copies of the socket.
+      await frontThreads?.close();
+      await new Promise<void>((resolve) => {
         for (const ws of sockets) ws.terminate();
         wss.close();
         front.close();
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
+import { addPathNodes, type PathNode } from '../storage/pathNodes.js';
 import { copyAccount } from './flatState.js';
 import type { StateDiff } from './journaledState.js';
 import { DELETED_ACCOUNT } from './forkState.js';
@@ -89,10 +90,10 @@ export class IncrementalStateRoot {
       const slots = diff.storage.get(k);
       let st = this.storage.get(k);
       if (slots?.cleared) {
-        st = openTrie(EMPTY_TRIE_ROOT, this.store);
+        st = openTrie(EMPTY_TRIE_ROOT, this.store, key);
         this.storage.set(k, st);
       } else if (slots?.slots.size && !st) {
-        st = openTrie(account.storageRoot, this.store);
+        st = openTrie(account.storageRoot, this.store, key);
         this.storage.set(k, st);
       }
       if (st && slots?.slots.size) await st.update(slotUpdates(slots.slots, this.keepZeros));
@@ -119,14 +120,14 @@ export class IncrementalStateRoot {
 
   /** The block's root, its new trie nodes (final versions only) and its changed accounts. */
   finish(): RootResult {
-    const nodes: [Uint8Array, Uint8Array][] = [];
+    const nodes: PathNode[] = [];
     for (const [k, st] of this.storage) {
       // A deleted account's storage trie was dropped with it; one recreated has its own.
       if (!this.accounts.get(k)) continue;
-      for (const n of st.commit().nodes) nodes.push(n);
+      addPathNodes(nodes, keccak256(hexToBytes(k)), st.commit().nodes);
     }
     const c = this.trie.commit();
-    for (const n of c.nodes) nodes.push(n);
+    addPathNodes(nodes, undefined, c.nodes);
     return {
       root: c.root,
       nodes,

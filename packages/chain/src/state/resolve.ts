@@ -3,6 +3,7 @@
  *   pending                      -> the block being built (its overlay state)
  *   latest / safe / finalized    -> the head, read from the flat state
  *   earliest / a number / a hash -> that sealed block, read through the trie at its root
+ *                                   (refused past `--state-window`: StateUnavailableError)
  * A number beyond the head is `undefined` (block methods answer null; state methods fail).
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
@@ -41,6 +42,8 @@ export interface ResolveDeps {
   pending: () => PendingView;
   /** On a fork: what the local tries do not hold is the remote's (forkState.ts). */
   fork?: ForkBase;
+  /** Throws when the node no longer keeps block `n`'s state (`--state-window`, ChainStore). */
+  requireState?: (n: bigint) => void;
 }
 
 export async function resolveBlock(d: ResolveDeps, t: BlockTag): Promise<Block | undefined> {
@@ -68,6 +71,9 @@ export async function resolve(d: ResolveDeps, t: BlockTag): Promise<Resolved | u
     return { block: head, header: head.header, state: d.flat, pending: false };
   const block = await resolveBlock(d, t);
   if (!block) return undefined;
+  const past = !equalBytes(block.hash(), head.hash()) && !(d.fork && block.header.number < d.fork.number);
+  // Past the window the tries no longer hold that block's state: a clear error, not a missing node.
+  if (past) d.requireState?.(block.header.number);
   const state = equalBytes(block.hash(), head.hash())
     ? d.flat
     : d.fork && block.header.number < d.fork.number

@@ -9,15 +9,18 @@ import { encodeAccount } from './accountCodec.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { hexToBytes } from '../primitives/hex.js';
 import type { TrieNodeStore } from '../trie/types.js';
+import { addPathNodes, type PathNode } from '../storage/pathNodes.js';
 import type { StateDiff } from './journaledState.js';
 import { copyAccount } from './flatState.js';
+import { DELETED_ACCOUNT } from './forkState.js';
 import type { StateReader } from './stateReader.js';
 import { EMPTY_TRIE_ROOT } from '../trie/index.js';
 import { openTrie, type StateTrie } from './trieAdapter.js';
 
 export interface RootResult {
   root: Uint8Array;
-  nodes: [Uint8Array, Uint8Array][];
+  /** The new trie nodes, keyed by where they go in the disk layer (storage/pathNodes.ts). */
+  nodes: PathNode[];
   /** Every changed account as it is now (null = deleted), keyed by 0x address. */
   accounts: Map<string, Account | null>;
   /** The RLP of those that exist, as in their trie leaves, where the root kept it. */
@@ -33,10 +36,12 @@ export async function computeStateRoot(
   store: TrieNodeStore,
   /** The account trie at `baseRoot` kept from an earlier call (saves reading its nodes again). */
   warm?: StateTrie,
+  /** A fork's tries keep zeroed slots (slotUpdates) and deleted accounts as leaves. */
+  keepZeros = false,
 ): Promise<RootResult> {
   const trie = warm ?? openTrie(baseRoot, store);
   const updates: [Uint8Array, Uint8Array][] = [];
-  const nodes: [Uint8Array, Uint8Array][] = [];
+  const nodes: PathNode[] = [];
   const accounts = new Map<string, Account | null>();
   const addresses = new Set([...diff.accounts.keys(), ...diff.storage.keys()]);
   for (const k of [...addresses].sort()) {
@@ -48,23 +53,24 @@ export async function computeStateRoot(
     const key = keccak256(addr);
     if (!account) {
       accounts.set(k, null);
-      updates.push([key, new Uint8Array(0)]);
+      // A fork keeps the deletion as a leaf (forkState.ts DELETED_ACCOUNT), as incrementalRoot.ts.
+      updates.push([key, keepZeros ? DELETED_ACCOUNT : new Uint8Array(0)]);
       continue;
     }
     const slots = diff.storage.get(k);
     if (slots && (slots.cleared || slots.slots.size > 0)) {
-      const st = openTrie(slots.cleared ? EMPTY_TRIE_ROOT : account.storageRoot, store);
-      await st.update(slotUpdates(slots.slots));
+      const st = openTrie(slots.cleared ? EMPTY_TRIE_ROOT : account.storageRoot, store, key);
+      await st.update(slotUpdates(slots.slots, keepZeros));
       const c = st.commit();
       account.storageRoot = c.root;
-      for (const n of c.nodes) nodes.push(n);
+      addPathNodes(nodes, key, c.nodes);
     }
     accounts.set(k, account);
     updates.push([key, encodeAccount(account)]);
   }
   await trie.update(updates);
   const c = trie.commit();
-  for (const n of c.nodes) nodes.push(n);
+  addPathNodes(nodes, undefined, c.nodes);
   return { root: c.root, nodes, accounts, trie };
 }
 

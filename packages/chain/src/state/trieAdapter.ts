@@ -3,7 +3,7 @@
  * nodes, deferred hashing). Keys are already hashed (secure-trie keys); values are leaf bytes.
  */
 import { MerkleTrie } from '../trie/index.js';
-import type { TrieNodeStore, TrieUpdate } from '../trie/types.js';
+import type { TrieNodeEntry, TrieNodeStore, TrieUpdate } from '../trie/types.js';
 
 export interface StateTrie {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
@@ -14,7 +14,7 @@ export interface StateTrie {
   /** Root now (hashes only what changed since the last call). */
   root(): Uint8Array;
   /** Root now, plus the nodes created since the last commit (to persist). */
-  commit(): { root: Uint8Array; nodes: [Uint8Array, Uint8Array][] };
+  commit(): { root: Uint8Array; nodes: TrieNodeEntry[] };
   createProof(key: Uint8Array): Promise<Uint8Array[]>;
   /** An independent trie sharing all nodes, O(1): speculative work on a warm trie. */
   copy(): StateTrie;
@@ -22,6 +22,7 @@ export interface StateTrie {
   evict(keepDepth: number): void;
 }
 
-export function openTrie(root: Uint8Array, store: TrieNodeStore): StateTrie {
-  return MerkleTrie.at(root, store);
+/** `owner`: keccak(address) for an account's storage trie, nothing for the account trie. */
+export function openTrie(root: Uint8Array, store: TrieNodeStore, owner?: Uint8Array): StateTrie {
+  return MerkleTrie.at(root, store, owner);
 }

@@ -60,7 +60,7 @@ export class TrieStateReader implements StateReader {
     const k = bytesToHex(address);
     let t = this.storageTries.get(k);
     if (!t) {
-      t = openTrie(account.storageRoot, this.nodes);
+      t = openTrie(account.storageRoot, this.nodes, keccak256(address));
       this.storageTries.set(k, t);
     }
     return t;

@@ -1,8 +1,13 @@
 /**
- * The node's only database: blocks, receipts, indexes, latest flat state and every trie node,
+ * The node's only database: blocks, receipts, indexes, latest flat state and the state trie,
  * in LevelDB under <dataDir>/chain. Every seal is ONE atomic batch (block + receipts + indexes +
- * state diff + trie nodes + head pointer), so a crash at any moment leaves the previous head or
- * the new one, never half of a block.
+ * flat-state changes + the block's forward state diff + head pointer), so a crash at any moment
+ * leaves the previous head or the new one, never half of a block.
+ *
+ * Trie nodes are not in that batch: they are keyed by path and kept in memory as the newest
+ * blocks' diff layers over one trie on disk (pathLayers.ts), written in large merged batches
+ * behind the blocks; at start the forward diffs of the blocks past that trie rebuild the layers
+ * (execution/rebuildLayers.ts). Decision: docs/decisions/0211-path-keyed-trie-storage.md.
  *
  * Write-behind: `writeBlock` makes the block readable through this store at once (an in-memory
  * overlay of its keys) and writes the batch in the background, blocks strictly in order; the
@@ -17,8 +22,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AbstractLevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
+import { RLP } from '@ethereumjs/rlp';
+import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
-import { keys } from './keys.js';
+import { keys, trieNodeKey } from './keys.js';
+import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
+import type { PathNode } from './pathNodes.js';
 
 export type Bytes = Uint8Array;
 
@@ -35,7 +44,22 @@ export interface BlockWrite {
   clearedStorage: Bytes[];
   storage: { address: Bytes; slot: Bytes; value: Bytes }[];
   code: { hash: Bytes; code: Bytes }[];
-  nodes: [Bytes, Bytes][];
+  /** The block's new trie nodes, by path: its diff layer (pathLayers.ts), not in the batch. */
+  nodes: PathNode[];
+}
+
+/** What the node keeps of past state: `--state-window` and how the disk layer is written. */
+export const DEFAULT_LAYER_LIMITS: LayerLimits = {
+  window: 128,
+  // A flush is one LevelDB batch: large enough that the top of the trie, which every block
+  // rewrites, reaches the disk once per many blocks; small enough to write in a second or two.
+  flushBytes: 16 << 20,
+  flushBlocks: 64,
+};
+
+/** A past block whose state this node no longer keeps (older than `--state-window`). */
+export class StateUnavailableError extends Error {
+  override readonly name = 'StateUnavailableError';
 }
 
 type Op = { type: 'put'; key: Bytes; value: Bytes } | { type: 'del'; key: Bytes };
@@ -70,6 +94,9 @@ const TABLE_FILE_SIZE = 1 << 20;
 type Db = AbstractLevel<any, Bytes, Bytes>;
 type ReadView = ReturnType<Db['snapshot']>;
 
+/** Keys of a block's batch that are not state: block, receipts, senders, indexes, head. */
+const BLOCK_PREFIXES = new Set([...'brstnH'].map((c) => c.charCodeAt(0)));
+
 /** Operations added to a block's batch between two turns of the event loop. */
 const BATCH_SLICE = 1024;
 
@@ -88,7 +115,23 @@ export class ChainStore {
    * values, code) and their whole batches (keys and values), in bytes. Against the disk's own
    * count of bytes written, the write amplification (bench/preconf.mjs).
    */
-  readonly written = { blocks: 0, stateDiffBytes: 0, batchBytes: 0 };
+  readonly written = {
+    blocks: 0,
+    stateDiffBytes: 0,
+    batchBytes: 0,
+    /** Of batchBytes: the block, receipts, senders and indexes (not state). */
+    blockBytes: 0,
+    /** Of batchBytes: the forward state diff records (keys.stateDiff). */
+    diffRecordBytes: 0,
+    /** Trie nodes written by the disk layer's flushes (keys and values). */
+    trieFlushBytes: 0,
+    flushes: 0,
+  };
+
+  /** The newest blocks' trie nodes over the trie on disk. */
+  readonly layers: PathLayers;
+  /** keys.stateLayer as stored: undefined until the first block is written. */
+  private stateStart: bigint | undefined;
 
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
@@ -100,18 +143,24 @@ export class ChainStore {
    */
   tombstones = false;
 
-  private constructor(private readonly db: Db) {
+  private constructor(
+    private readonly db: Db,
+    limits: LayerLimits,
+  ) {
     this.view = db.snapshot();
+    this.layers = new PathLayers(limits);
   }
 
   /** A store in memory only (`--ephemeral`, as Anvil's default): gone when the node stops. */
-  static async openInMemory(): Promise<ChainStore> {
+  static async openInMemory(limits: LayerLimits = DEFAULT_LAYER_LIMITS): Promise<ChainStore> {
     const db = new MemoryLevel<Bytes, Bytes>({ keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
-    return new ChainStore(db as unknown as Db);
+    const store = new ChainStore(db as unknown as Db, limits);
+    await store.loadStateStart();
+    return store;
   }
 
-  static async open(dir: string): Promise<ChainStore> {
+  static async open(dir: string, limits: LayerLimits = DEFAULT_LAYER_LIMITS): Promise<ChainStore> {
     const db = new ClassicLevel<Bytes, Bytes>(dir, {
       keyEncoding: 'view',
       valueEncoding: 'view',
@@ -126,7 +175,93 @@ export class ChainStore {
         throw new Error(`the chain database ${dir} is in use by another process (is a node running on it?)`);
       throw e;
     }
-    return new ChainStore(db as unknown as Db);
+    const store = new ChainStore(db as unknown as Db, limits);
+    await store.loadStateStart();
+    return store;
+  }
+
+  private async loadStateStart(): Promise<void> {
+    const v = await this.db.get(keys.stateLayer);
+    this.stateStart = v ? Buffer.from(v).readBigUInt64BE() : undefined;
+    if (this.stateStart !== undefined && this.stateStart > 0n) this.layers.startAt(this.stateStart - 1n);
+  }
+
+  /**
+   * The first block whose trie nodes the disk layer does not hold: from it to the head, the
+   * layers are rebuilt from the blocks' forward diffs at start. Undefined: no block written yet
+   * (or a data directory of the old, hash-keyed format).
+   */
+  get stateLayerStart(): bigint | undefined {
+    return this.stateStart;
+  }
+
+  /** Whether the database holds trie nodes of the old format (keyed by hash, before 0211). */
+  async hasOldTrieNodes(): Promise<boolean> {
+    for await (const _ of this.db.keys({
+      gte: keys.oldTrieNode,
+      lt: Uint8Array.of(keys.oldTrieNode[0] + 1),
+      limit: 1,
+    }))
+      return true;
+    return false;
+  }
+
+  /** Block `n`'s forward state diff (keys.stateDiff), for rebuilding its diff layer. */
+  async stateDiffOf(n: bigint): Promise<StateDiffRecord | undefined> {
+    const raw = await this.db.get(keys.stateDiff(n), { snapshot: this.view });
+    return raw ? decodeStateDiff(raw) : undefined;
+  }
+
+  /**
+   * Refuses state older than the window: the error names the block, the window and its flag.
+   * `head`: the chain's head number.
+   */
+  requireState(block: bigint, head: bigint): void {
+    const oldest = this.layers.oldest;
+    if (oldest === undefined || block >= oldest) return;
+    throw new StateUnavailableError(
+      `historical state not available: block ${block} is older than the ${this.layers.limits.window} blocks this node keeps state for (head ${head}, oldest ${oldest}; --state-window)`,
+    );
+  }
+
+  /** A rebuilt diff layer (start-up): as writeBlock adds one, without writing the block. */
+  restoreLayer(number: bigint, nodes: PathNode[]): void {
+    this.layers.add(number, nodes);
+    this.maybeFlush();
+  }
+
+  /**
+   * evm_revert: the diff layers above `block` go, with the forward diffs of those blocks (ops
+   * for the revert's batch). Throws StateUnavailableError when the disk layer is past `block`.
+   */
+  revertStateTo(block: bigint, head: bigint): { key: Bytes }[] {
+    this.requireState(block, head);
+    if (!this.layers.dropAbove(block)) this.requireState(block, head);
+    const ops: { key: Bytes }[] = [];
+    for (let n = block + 1n; n <= head; n++) ops.push({ key: keys.stateDiff(n) });
+    return ops;
+  }
+
+  /**
+   * anvil_reset: the operations that delete the state trie and the forward diffs, for the
+   * reset's one batch. `next`: the first block on top of an empty trie afterwards (a fork's
+   * first block after its fork point), stored as keys.stateLayer; none: the next block written
+   * starts the database's state (genesis). Call stateReset(next) once the batch has landed.
+   */
+  async stateResetOps(next?: bigint): Promise<{ key: Bytes; value?: Bytes }[]> {
+    await this.flushed();
+    const ops: { key: Bytes; value?: Bytes }[] = [];
+    for (const p of ['A', 'S', 'D', 'L'])
+      for (const key of await this.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
+    if (next !== undefined) ops.push({ key: keys.stateLayer, value: u64(next) });
+    return ops;
+  }
+
+  /** The layers after a reset's batch (stateResetOps): none, over an empty trie. */
+  stateReset(next?: bigint): void {
+    this.layers.reset();
+    this.stateStart = next;
+    if (next !== undefined && next > 0n) this.layers.startAt(next - 1n);
   }
 
   /** Waits for the queued batches, then closes the database. */
@@ -181,13 +316,37 @@ export class ChainStore {
     this.renewView();
   }
 
-  getTrieNode(hash: Bytes): Promise<Bytes | undefined> {
-    return this.get(keys.trieNode(hash));
+  /**
+   * The trie node `hash` at `path` of the trie `owner` (types.ts TrieNodeStore): from the diff
+   * layers, else the disk layer, whose node there must be that one (checked by its keccak).
+   */
+  async getTrieNode(hash: Bytes, path?: Bytes, owner?: Bytes): Promise<Bytes | undefined> {
+    if (!path) return undefined;
+    const key = trieNodeKey(owner, path);
+    const mem = this.layers.find(latin1(key), hash);
+    if (mem) return mem;
+    return checked(hash, await this.db.get(key, { snapshot: this.view }));
   }
 
-  /** Many trie nodes in one LevelDB call, in the order asked (the trie's `getMany`). */
-  getTrieNodes(hashes: Bytes[]): Promise<(Bytes | undefined)[]> {
-    return this.getMany(hashes.map((h) => keys.trieNode(h)));
+  /** Many trie nodes, those not in memory in one LevelDB call, in the order asked. */
+  async getTrieNodes(hashes: Bytes[], paths?: Bytes[], owner?: Bytes): Promise<(Bytes | undefined)[]> {
+    if (!paths) return hashes.map(() => undefined);
+    const out: (Bytes | undefined)[] = new Array(hashes.length);
+    const at: number[] = [];
+    const ks: Bytes[] = [];
+    for (let i = 0; i < hashes.length; i++) {
+      const key = trieNodeKey(owner, paths[i]);
+      out[i] = this.layers.find(latin1(key), hashes[i]);
+      if (out[i] === undefined) {
+        at.push(i);
+        ks.push(key);
+      }
+    }
+    if (ks.length) {
+      const got = await this.fromDb(ks);
+      for (let j = 0; j < at.length; j++) out[at[j]] = checked(hashes[at[j]], got[j]);
+    }
+    return out;
   }
 
   /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
@@ -263,8 +422,11 @@ export class ChainStore {
   private count(w: BlockWrite, ops: Op[]): void {
     this.written.blocks++;
     this.written.stateDiffBytes += stateDiffBytes(w);
-    for (const op of ops)
-      this.written.batchBytes += op.key.length + (op.type === 'put' ? op.value.length : 0);
+    for (const op of ops) {
+      const n = op.key.length + (op.type === 'put' ? op.value.length : 0);
+      this.written.batchBytes += n;
+      if (BLOCK_PREFIXES.has(op.key[0])) this.written.blockBytes += n;
+    }
   }
 
   /**
@@ -277,7 +439,14 @@ export class ChainStore {
   writeBlock(w: BlockWrite, fillAfter?: Promise<unknown>): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const ops = blockOps(w, this.tombstones);
+    // The first block of a new database: the disk layer starts empty, replay starts here.
+    if (this.stateStart === undefined) {
+      this.stateStart = w.number;
+      if (w.number > 0n) this.layers.startAt(w.number - 1n);
+      ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
+    }
     this.count(w, ops);
+    this.layers.add(w.number, w.nodes);
     const overlay: [string, Bytes | null][] = ops.map((op) => [
       overlayKey(op.key),
       op.type === 'put' ? op.value : null,
@@ -298,6 +467,12 @@ export class ChainStore {
         // would hold the event loop (and the next flashblock) for ~100 ms.
         const batch = this.db.batch();
         for (const addr of w.clearedStorage) for (const k of await this.storageKeys(addr)) batch.del(k);
+        // The forward diff: what rebuilds this block's diff layer after a crash (encoded here,
+        // off the seal's path).
+        const diff = encodeStateDiff(w);
+        batch.put(keys.stateDiff(w.number), diff);
+        this.written.diffRecordBytes += diff.length + 9;
+        this.written.batchBytes += diff.length + 9;
         for (let i = 0; i < ops.length; i++) {
           if (i % BATCH_SLICE === 0) await nextTurn();
           const op = ops[i];
@@ -320,8 +495,79 @@ export class ChainStore {
       }
     });
     this.writing = run.catch(() => {});
+    this.maybeFlush();
     return run;
   }
+
+  /**
+   * Writes the disk layer's buffer when it is due: one unsynced batch of nodes, the new
+   * keys.stateLayer and the deletion of the forward diffs it makes unneeded, queued behind the
+   * blocks (a crash before it lands replays those blocks from their diffs; after it, from the
+   * next). Unsynced: the next block's synced batch syncs LevelDB's log, this batch with it.
+   */
+  private maybeFlush(force = false): void {
+    const f = this.layers.takeFlush(force);
+    if (!f) return;
+    const run = this.writing.then(async () => {
+      if (this.failure) throw this.failure;
+      try {
+        const batch = this.db.batch();
+        for (let i = 0; i < f.nodes.length; i++) {
+          if (i % BATCH_SLICE === 0) await nextTurn();
+          const [k, v] = f.nodes[i];
+          batch.put(k, v);
+          this.written.trieFlushBytes += k.length + v.length;
+        }
+        for (let n = f.from; n < f.next; n++) batch.del(keys.stateDiff(n));
+        batch.put(keys.stateLayer, u64(f.next));
+        await batch.write();
+        this.written.flushes++;
+      } catch (e) {
+        this.failure = new Error(
+          `writing the state trie up to block ${f.next - 1n} failed: ${(e as Error).message}`,
+          {
+            cause: e,
+          },
+        );
+        throw this.failure;
+      }
+      this.renewView();
+      this.stateStart = f.next;
+      this.layers.flushed();
+    });
+    this.writing = run.catch(() => {});
+  }
+}
+
+/** `enc` when its keccak is `hash` (the node a path holds may be another version), else undefined. */
+function checked(hash: Bytes, enc: Bytes | undefined): Bytes | undefined {
+  return enc && sameHash(keccak256(enc), hash) ? enc : undefined;
+}
+
+/** A block's forward state diff as stored (keys.stateDiff): final values, null = deleted. */
+export interface StateDiffRecord {
+  accounts: { address: Bytes; rlp: Bytes | null }[];
+  clearedStorage: Bytes[];
+  storage: { address: Bytes; slot: Bytes; value: Bytes }[];
+}
+
+/** RLP [[address, rlp or empty]..., [address...], [address, slot, value]...]. */
+function encodeStateDiff(w: BlockWrite): Bytes {
+  const EMPTY = new Uint8Array(0);
+  return RLP.encode([
+    [...w.accounts.values()].map((a) => [a.address, a.rlp ?? EMPTY]),
+    w.clearedStorage,
+    w.storage.map((s) => [s.address, s.slot, s.value]),
+  ]);
+}
+
+function decodeStateDiff(raw: Bytes): StateDiffRecord {
+  const [accounts, cleared, storage] = RLP.decode(raw) as unknown as [Bytes[][], Bytes[], Bytes[][]];
+  return {
+    accounts: accounts.map(([address, rlp]) => ({ address, rlp: rlp.length ? rlp : null })),
+    clearedStorage: cleared,
+    storage: storage.map(([address, slot, value]) => ({ address, slot, value })),
+  };
 }
 
 /** The bytes of a block's state diff: what a flat state of the latest values must write. */
@@ -338,7 +584,6 @@ function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   const gone = (key: Bytes): Op =>
     tombstones ? { type: 'put', key, value: new Uint8Array(0) } : { type: 'del', key };
   const ops: Op[] = [];
-  for (const [hash, node] of w.nodes) ops.push({ type: 'put', key: keys.trieNode(hash), value: node });
   for (const c of w.code) ops.push({ type: 'put', key: keys.code(c.hash), value: c.code });
   for (const s of w.storage) {
     const key = keys.storage(s.address, s.slot);

@@ -52,7 +52,8 @@ export interface ForkSourceOptions {
 }
 
 export class ForkSource {
-  readonly url: string;
+  /** Changed by anvil_setRpcUrl (execution/forkReset.ts): the same chain at another address. */
+  url: string;
   readonly blockNumber: bigint;
   /** Milliseconds a remote request may take (`--fork-timeout`). */
   readonly timeoutMs: number;

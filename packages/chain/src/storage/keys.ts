@@ -32,6 +32,22 @@ export const keys = {
   forkAccount: (addr: Uint8Array) => concat(p('F'), p('a'), addr),
   /** fork: address + slot -> 0x01 + the slot's value at the fork block as fetched */
   forkStorage: (addr: Uint8Array, slot: Uint8Array) => concat(p('F'), p('o'), addr, slot),
-  /** node hash -> RLP node of any state or storage trie, for every root ever sealed */
-  trieNode: (hash: Uint8Array) => concat(p('N'), hash),
+  /**
+   * The old format (before decision 0211): node hash -> RLP node of any trie, for every root
+   * ever sealed. Only looked for: a data directory holding these is refused (pathLayers.ts).
+   */
+  oldTrieNode: p('N'),
+  /** path nibbles (one a byte) -> the account trie's node there, as of the disk layer */
+  accountNode: (path: Uint8Array) => concat(p('A'), path),
+  /** keccak(address) + path nibbles -> that account's storage-trie node there (disk layer) */
+  storageNode: (owner: Uint8Array, path: Uint8Array) => concat(p('S'), owner, path),
+  /** u64: the first block whose trie nodes are not in the disk layer (replayed at start from `D`) */
+  stateLayer: p('L'),
+  /** number (u64) -> the block's forward state diff, kept until the disk layer passes it */
+  stateDiff: (n: bigint) => concat(p('D'), u64(n)),
 };
+
+/** The disk key of a trie node: the account trie's (no owner) or an account's storage trie's. */
+export function trieNodeKey(owner: Uint8Array | undefined, path: Uint8Array): Uint8Array {
+  return owner ? keys.storageNode(owner, path) : keys.accountNode(path);
+}

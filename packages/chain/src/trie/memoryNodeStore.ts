@@ -19,7 +19,7 @@ export class MemoryNodeStore implements TrieNodeStore {
 
   /** Stores every node of a commit: `store.putAll(trie.commit().nodes)`. */
   putAll(nodes: Iterable<TrieNodeEntry>): void {
-    for (const [hash, encoded] of nodes) this.put(hash, encoded);
+    for (const [hash, encoded] of nodes) this.put(hash, encoded); // keyed by hash: the path is not needed
   }
 
   get size(): number {

@@ -14,7 +14,7 @@
 import { initKeccak, isKeccakReady, keccak256 } from '../crypto/keccak.js';
 import { mergeSorted, sortUpdates } from './bulk.js';
 import { insert, lookup, type PathWalk, remove, walkToMissing } from './edit.js';
-import { keyToNibbles } from './nibbles.js';
+import { joinNibbles, keyToNibbles, NO_NIBBLES } from './nibbles.js';
 import { decodeNode, encodeNode, hashNode } from './nodeCodec.js';
 import {
   BRANCH,
@@ -59,6 +59,8 @@ export class MerkleTrie {
   private constructor(
     private readonly store: TrieNodeStore | undefined,
     rootNode: TrieNode | undefined,
+    /** Passed to the store with every read: which trie of a path-keyed store (types.ts). */
+    private readonly owner?: Uint8Array,
   ) {
     this.rootNode = rootNode;
   }
@@ -71,11 +73,12 @@ export class MerkleTrie {
   /**
    * The trie whose root is `root`, reading nodes from `store` as they are touched.
    * Nothing is read now: a missing root node surfaces as TRIE_MISSING_NODE on first access.
+   * `owner`: handed to the store with each read (a storage trie's account key, types.ts).
    */
-  static at(root: Uint8Array, store: TrieNodeStore): MerkleTrie {
+  static at(root: Uint8Array, store: TrieNodeStore, owner?: Uint8Array): MerkleTrie {
     if (root.length !== 32)
       throw new TrieError('TRIE_BAD_NODE', `a trie root is 32 bytes, got ${root.length}`);
-    return new MerkleTrie(store, isEmptyRoot(root) ? undefined : new HashNode(Uint8Array.from(root)));
+    return new MerkleTrie(store, isEmptyRoot(root) ? undefined : new HashNode(Uint8Array.from(root)), owner);
   }
 
   /**
@@ -83,7 +86,7 @@ export class MerkleTrie {
    * not show in the other. Both read from the same store.
    */
   copy(): MerkleTrie {
-    return new MerkleTrie(this.store, this.rootNode);
+    return new MerkleTrie(this.store, this.rootNode, this.owner);
   }
 
   /** The value stored at `key`, or undefined. The array is the trie's own: do not modify it. */
@@ -201,8 +204,8 @@ export class MerkleTrie {
     const nodes: TrieNodeEntry[] = [];
     const r = this.rootNode;
     if (r !== undefined && !r.stored) {
-      collectNew(r, nodes);
-      if (r.ref!.length < 32) nodes.push([root, r.ref!]);
+      collectNew(r, nodes, NO_NIBBLES);
+      if (r.ref!.length < 32) nodes.push([root, r.ref!, NO_NIBBLES]);
     }
     return { root, nodes };
   }
@@ -213,7 +216,7 @@ export class MerkleTrie {
    * `store.putAll(trie.commit().nodes); trie.evict(3)`. Uncommitted nodes are kept.
    */
   evict(keepDepth = 3): void {
-    if (this.rootNode !== undefined) this.rootNode = evictBelow(this.rootNode, keepDepth);
+    if (this.rootNode !== undefined) this.rootNode = evictBelow(this.rootNode, keepDepth, NO_NIBBLES);
   }
 
   /**
@@ -309,7 +312,10 @@ export class MerkleTrie {
   }
 
   private async read(node: HashNode): Promise<void> {
-    install(node, this.store === undefined ? undefined : await this.store.get(node.ref));
+    install(
+      node,
+      this.store === undefined ? undefined : await this.store.get(node.ref, node.path, this.owner),
+    );
   }
 
   /** Loads `nodes`: with one store.getMany call when the store has it, else one get each. */
@@ -328,7 +334,11 @@ export class MerkleTrie {
     }
     if (todo.length > 0) {
       const batch = store
-        .getMany(todo.map((n) => n.ref))
+        .getMany(
+          todo.map((n) => n.ref),
+          todo.map((n) => n.path),
+          this.owner,
+        )
         .then((encs) => {
           for (let i = 0; i < todo.length; i++) install(todo[i], encs[i]);
         })
@@ -342,25 +352,26 @@ export class MerkleTrie {
   }
 }
 
-function evictBelow(node: TrieNode, depth: number): TrieNode {
+/** `path`: where `node` hangs (nibbles from the root), for the HashNodes that replace nodes. */
+function evictBelow(node: TrieNode, depth: number, path: Uint8Array): TrieNode {
   if (node.kind === HASH) {
     const r = node.resolved;
     if (r === undefined) return node;
-    if (depth <= 0) return new HashNode(node.ref);
-    const kept = evictBelow(r, depth);
+    if (depth <= 0) return new HashNode(node.ref, node.path);
+    const kept = evictBelow(r, depth, path);
     return kept === r ? node : kept;
   }
-  if (depth <= 0 && node.stored && node.ref!.length === 32) return new HashNode(node.ref!);
+  if (depth <= 0 && node.stored && node.ref!.length === 32) return new HashNode(node.ref!, path);
   if (node.kind === LEAF) return node;
   if (node.kind === EXTENSION) {
-    const child = evictBelow(node.child, depth - 1);
+    const child = evictBelow(node.child, depth - 1, joinNibbles(path, -1, node.path));
     return child === node.child ? node : withCaches(new ExtensionNode(node.path, child), node);
   }
   let children = node.children;
   for (let i = 0; i < 16; i++) {
     const c = children[i];
     if (c === undefined) continue;
-    const kept = evictBelow(c, depth - 1);
+    const kept = evictBelow(c, depth - 1, joinNibbles(path, i, NO_NIBBLES));
     if (kept !== c) {
       if (children === node.children) children = children.slice();
       children[i] = kept;
@@ -383,7 +394,11 @@ function applyTo(root: TrieNode | undefined, nibbles: Uint8Array, value: Uint8Ar
     : insert(root, nibbles, 0, value);
 }
 
-/** Decodes a node read from the store into its HashNode (TRIE_MISSING_NODE if not found). */
+/**
+ * Decodes a node read from the store into its HashNode (TRIE_MISSING_NODE if not found), and
+ * tells the children it references by hash where they hang. (An embedded child is under 32
+ * bytes, too short to reference anything by hash: one level is all there is to do.)
+ */
 function install(node: HashNode, enc: Uint8Array | undefined): void {
   if (enc === undefined) {
     throw new TrieError(
@@ -391,7 +406,17 @@ function install(node: HashNode, enc: Uint8Array | undefined): void {
       `trie node ${Buffer.from(node.ref).toString('hex')} is not in the store`,
     );
   }
-  node.resolved ??= decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
+  if (node.resolved !== undefined) return;
+  const n = decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
+  if (n.kind === EXTENSION) {
+    if (n.child.kind === HASH) n.child.path = joinNibbles(node.path, -1, n.path);
+  } else if (n.kind === BRANCH) {
+    for (let i = 0; i < 16; i++) {
+      const c = n.children[i];
+      if (c?.kind === HASH) c.path = joinNibbles(node.path, i, NO_NIBBLES);
+    }
+  }
+  node.resolved = n;
 }
 
 /** The RLP encoding of a hashed node. */
@@ -401,20 +426,23 @@ function encodingOf(n: LoadedNode): Uint8Array {
   return encodeNode(n);
 }
 
-/** Lists the hashed nodes of the new part of the tree and marks the whole part stored. */
-function collectNew(node: TrieNode, out: TrieNodeEntry[]): void {
+/**
+ * Lists the hashed nodes of the new part of the tree, each with its path (`path`: where `node`
+ * hangs), and marks the whole part stored.
+ */
+function collectNew(node: TrieNode, out: TrieNodeEntry[], path: Uint8Array): void {
   if (node.stored) return;
   const n = node as LoadedNode;
-  if (n.kind === EXTENSION) collectNew(n.child, out);
+  if (n.kind === EXTENSION) collectNew(n.child, out, joinNibbles(path, -1, n.path));
   else if (n.kind === BRANCH) {
     const children = n.children;
     for (let i = 0; i < 16; i++) {
       const c = children[i];
-      if (c !== undefined && !c.stored) collectNew(c, out);
+      if (c !== undefined && !c.stored) collectNew(c, out, joinNibbles(path, i, NO_NIBBLES));
     }
   }
   if (n.ref!.length === 32) {
-    out.push([n.ref!, n.enc!]);
+    out.push([n.ref!, n.enc!, path]);
     n.enc = undefined;
   }
   n.stored = true;

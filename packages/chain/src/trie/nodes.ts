@@ -58,6 +58,8 @@ export class BranchNode extends NodeCache {
   }
 }
 
+const NO_PATH = new Uint8Array(0);
+
 /** A stored node known only by its hash; loaded on first touch and kept in `resolved`. */
 export class HashNode {
   readonly kind = HASH;
@@ -66,8 +68,15 @@ export class HashNode {
   resolved: LoadedNode | undefined = undefined;
   /** The read in progress, shared by everyone who needs this node meanwhile. */
   loading: Promise<void> | undefined = undefined;
-  constructor(hash: Uint8Array) {
+  /**
+   * Where the node hangs: the nibbles from the root to it. A path-keyed store (storage/) finds
+   * the node by it. It never changes: an edit that keeps a stored subtree keeps its keys, and in
+   * a Merkle-Patricia trie a subtree's place follows from its keys (docs/decisions/0211).
+   */
+  path: Uint8Array;
+  constructor(hash: Uint8Array, path: Uint8Array = NO_PATH) {
     this.ref = hash;
+    this.path = path;
   }
 }
 

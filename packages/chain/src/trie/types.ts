@@ -11,17 +11,26 @@
  * Consumer: MerkleTrie, which loads nodes lazily on first touch and caches them.
  */
 export interface TrieNodeStore {
-  /** The RLP encoding of the node whose keccak256 is `hash`, or undefined if unknown. */
-  get(hash: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * The RLP encoding of the node whose keccak256 is `hash`, or undefined if unknown. `path`
+   * (the nibbles from the root to the node) and `owner` (what `MerkleTrie.at` was given: the
+   * keccak of the account for a storage trie) are for stores keyed by path; a store keyed by
+   * hash ignores them. A path store answers undefined when the node it holds there is another.
+   */
+  get(hash: Uint8Array, path?: Uint8Array, owner?: Uint8Array): Promise<Uint8Array | undefined>;
   /**
    * Optional: many nodes in one call, in the order asked (LevelDB's `getMany`). When present,
    * `update()` reads each round of nodes it needs with one call instead of one `get` each.
    */
-  getMany?(hashes: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  getMany?(
+    hashes: Uint8Array[],
+    paths?: Uint8Array[],
+    owner?: Uint8Array,
+  ): Promise<(Uint8Array | undefined)[]>;
 }
 
-/** A node to persist: its keccak256 and its RLP encoding. */
-export type TrieNodeEntry = [hash: Uint8Array, encoded: Uint8Array];
+/** A node to persist: its keccak256, its RLP encoding and its path (nibbles from the root). */
+export type TrieNodeEntry = [hash: Uint8Array, encoded: Uint8Array, path: Uint8Array];
 
 /** What `MerkleTrie.commit()` returns. */
 export interface CommitResult {
@@ -29,7 +38,7 @@ export interface CommitResult {
   root: Uint8Array;
   /**
    * The nodes created since the last commit (or since the trie was opened), to write to the
-   * store; each is keyed by its hash. Nodes whose encoding is shorter than 32 bytes live inside
+   * store; each is keyed by its hash, or by its path. Nodes whose encoding is shorter than 32 bytes live inside
    * their parent and are not listed, except the root node, which is always listed so that the
    * trie can be reopened at `root`. Empty when nothing changed. Encodings may be views into a
    * larger shared buffer (mind `byteOffset` if you reach for `.buffer`); they are never

@@ -167,6 +167,15 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .env('WHARF_FORK_TIMEOUT')
         .argParser(parseDuration)
         .default(10_000, '10s'),
+    )
+    .addOption(
+      new Option(
+        '--state-window <blocks>',
+        'past blocks whose state (balances, storage, proofs, calls, traces) stays readable; their trie changes are kept in memory',
+      )
+        .env('WHARF_STATE_WINDOW')
+        .argParser(parsePositiveInteger)
+        .default(128),
     );
 }
 

@@ -2,8 +2,8 @@
  * The chain node's JSON-RPC limits as flags (`wharf up`, `wharf chain start`), each with a
  * WHARF_* variable; defaults and meanings in packages/chain/docs/security.md.
  */
-import type { RpcLimits } from '@wharf/chain';
-import { type Command, Option } from 'commander';
+import { DEFAULT_RPC_THREADS, type RpcLimits } from '@wharf/chain';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseBigInt, parseInteger, parsePositiveSeconds, parseSeconds } from '../flags.js';
 
 export interface RpcLimitFlags {
@@ -22,6 +22,7 @@ export interface RpcLimitFlags {
   rpcRequestTimeout: number;
   rpcSendSyncTimeout: number;
   rpcReceiptHold: number;
+  rpcThreads: number;
 }
 
 const option = <T>(
@@ -32,6 +33,15 @@ const option = <T>(
   value: T,
   shown: string,
 ) => new Option(flag, what).env(env).argParser(parse).default(value, shown);
+
+/** Front threads: each is a thread with its own heap, so a handful at most. */
+const MAX_RPC_THREADS = 16;
+function parseThreads(value: string): number {
+  const n = parseInteger(value);
+  if (n > MAX_RPC_THREADS)
+    throw new InvalidArgumentError(`expected at most ${MAX_RPC_THREADS} threads, got "${value}"`);
+  return n;
+}
 
 export function addRpcLimitOptions(cmd: Command): Command {
   return cmd
@@ -184,6 +194,16 @@ export function addRpcLimitOptions(cmd: Command): Command {
         1,
         '1',
       ),
+    )
+    .addOption(
+      option(
+        '--rpc-threads <n>',
+        'WHARF_RPC_THREADS',
+        'worker threads that accept connections beside the main thread and answer state reads (0: none)',
+        parseThreads,
+        DEFAULT_RPC_THREADS,
+        `${DEFAULT_RPC_THREADS} (1 with 2 or more cores)`,
+      ),
     );
 }
 
@@ -205,5 +225,6 @@ export function rpcLimitsOf(f: RpcLimitFlags): RpcLimits {
     // At least 1 ms: a fraction that rounds to 0 would time every call out at once.
     sendSyncTimeoutMs: Math.max(1, Math.round(f.rpcSendSyncTimeout * 1000)),
     receiptHoldMs: Math.round(f.rpcReceiptHold * 1000),
+    threads: f.rpcThreads,
   };
 }
