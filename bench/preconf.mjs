@@ -534,6 +534,7 @@ async function main() {
   let diskWrittenPerBlockBytes;
   let stateDiffPerBlockBytes;
   let batchPerBlockBytes;
+  let diskBreakdownPerBlockBytes;
   if (ioAtStart && ioAtEnd && storeAtStart && storeAtEnd && storeAtEnd.blocks > storeAtStart.blocks) {
     const blocks = storeAtEnd.blocks - storeAtStart.blocks;
     diskWrittenPerBlockBytes = Math.round((ioAtEnd.write_bytes - ioAtStart.write_bytes) / blocks);
@@ -545,6 +546,24 @@ async function main() {
     lines.push(
       `node disk written per sealed block: ${kb(diskWrittenPerBlockBytes)} over ${blocks} blocks; the block's state diff ${kb(diff)} (${diff ? (diskWrittenPerBlockBytes / diff).toFixed(1) : '-'}x), its LevelDB batch ${kb(per('batchBytes'))}`,
     );
+    // Where it goes, per block (logical bytes handed to each writer; the disk's figure above
+    // includes what LevelDB writes again: its log, then compactions).
+    if (Number.isFinite(per('blockBodyBytes'))) {
+      const body = per('blockBodyBytes');
+      const record = per('diffRecordBytes');
+      diskBreakdownPerBlockBytes = {
+        journal: Math.round(per('journalBytes')),
+        blockBody: Math.round(body),
+        flatState: Math.round(per('batchBytes') - body - record),
+        diffRecord: Math.round(record),
+        trieFlush: Math.round(per('trieFlushBytes')),
+        levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes')),
+      };
+      const d = diskBreakdownPerBlockBytes;
+      lines.push(
+        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}; LevelDB on disk (disk written - journal) ${kb(d.levelDbOnDisk)}`,
+      );
+    }
   }
   // Whether the node keeps up is a question of its CPU time: its main thread can use one core.
   if (cpuOfNodeAtStart !== undefined && cpuOfNodeAtEnd !== undefined) {
@@ -650,6 +669,8 @@ async function main() {
         // Added with the hour run's chart (issue 33); the fields above stay as they were.
         stateDiffPerBlockBytes,
         batchPerBlockBytes,
+        // Added with path-keyed trie storage (decision 0211): the bytes per block by writer.
+        diskBreakdownPerBlockBytes,
         idleSeconds: IDLE,
         idleRssMb: rss[0].mb,
         rssDrift: drift ? { ...drift, parts: driftParts } : null,
@@ -687,6 +708,11 @@ async function storeFigures(url) {
       blocks: v('wharf_blocks_sealed_total'),
       stateDiffBytes: v('wharf_state_diff_bytes_total'),
       batchBytes: v('wharf_block_batch_bytes_total'),
+      // Builds with path-keyed trie storage (decision 0211) count the parts; older ones: NaN.
+      blockBodyBytes: v('wharf_block_body_bytes_total'),
+      diffRecordBytes: v('wharf_state_diff_record_bytes_total'),
+      trieFlushBytes: v('wharf_state_trie_flush_bytes_total'),
+      journalBytes: v('wharf_flashblock_journal_bytes_total'),
     };
   } catch {
     return undefined;
