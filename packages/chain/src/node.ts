@@ -440,13 +440,15 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   ownStart();
 
+  // Submissions wait for the recovery thread: it keeps the main thread's priority (decision 0342).
+  const recoveryTid = await recovery.threadId();
   let closed: Promise<void> | undefined;
   return {
     url: `http://${hostForUrl}:${server.port}`,
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
-    deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
+    deadlineThreadIds: [journal?.threadId, recoveryTid].filter((t): t is number => t !== undefined),
     close: () => {
       closed ??= (async () => {
         await following?.stop();
