@@ -69,6 +69,11 @@ export interface ChainNodeOptions {
    * are kept in memory as diff layers; older state answers -32000 naming the flag (0211).
    */
   stateWindow?: number;
+  /**
+   * Bytes the window's trie nodes may take in memory (`--state-window-memory`, default 32 MiB):
+   * beyond, the oldest blocks' state goes early (busy blocks write MBs of nodes each).
+   */
+  stateWindowMemoryBytes?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

@@ -15,10 +15,13 @@
  */
 import type { PathNode } from './pathNodes.js';
 
-/** One version of the node at a path: the block that wrote it, its keccak and encoding. */
+/**
+ * One version of the node at a path: the block that wrote it, its keccak (latin1: a string of
+ * 32 one-byte chars costs less memory than a 32-byte array with its own buffer) and encoding.
+ */
 interface Version {
   block: bigint;
-  hash: Uint8Array;
+  hash: string;
   enc: Uint8Array;
 }
 
@@ -46,6 +49,12 @@ export interface Flush {
 export interface LayerLimits {
   /** Diff layers kept in memory: past state readable for this many blocks (`--state-window`). */
   window: number;
+  /**
+   * ...as long as their nodes take at most this many bytes (`--state-window-memory`): beyond,
+   * the oldest merge early and the window is shorter (a block of 2,000 transfers over 100,000
+   * accounts writes ~2.5 MB of nodes; an idle dev chain's blocks a few KB).
+   */
+  maxBytes: number;
   /** The buffer is written once it holds this many bytes of nodes... */
   flushBytes: number;
   /** ...or this many blocks' worth, whichever comes first. */
@@ -104,7 +113,7 @@ export class PathLayers {
     let bytes = 0;
     for (const [key, hash, enc] of nodes) {
       const k = latin1(key);
-      const v: Version = { block, hash, enc };
+      const v: Version = { block, hash: latin1(hash), enc };
       const vs = this.versions.get(k);
       if (!vs) this.versions.set(k, [v]);
       else if (vs[vs.length - 1].block === block) {
@@ -118,7 +127,11 @@ export class PathLayers {
     }
     this.layers.push({ block, keys, bytes });
     this.layerBytes += bytes;
-    while (this.layers.length > this.limits.window) this.mergeOldest();
+    while (
+      this.layers.length > this.limits.window ||
+      (this.layerBytes > this.limits.maxBytes && this.layers.length > 1)
+    )
+      this.mergeOldest();
   }
 
   private mergeOldest(): void {
@@ -140,11 +153,13 @@ export class PathLayers {
   /** The encoding of the node at `key` whose keccak is `hash`, if memory holds that version. */
   find(key: string, hash: Uint8Array): Uint8Array | undefined {
     const vs = this.versions.get(key);
-    if (vs) for (let i = vs.length - 1; i >= 0; i--) if (sameHash(vs[i].hash, hash)) return vs[i].enc;
     const b = this.buffer.get(key);
-    if (b && sameHash(b.hash, hash)) return b.enc;
     const w = this.writing?.get(key);
-    if (w && sameHash(w.hash, hash)) return w.enc;
+    if (!vs && !b && !w) return undefined;
+    const h = latin1(hash);
+    if (vs) for (let i = vs.length - 1; i >= 0; i--) if (vs[i].hash === h) return vs[i].enc;
+    if (b?.hash === h) return b.enc;
+    if (w?.hash === h) return w.enc;
     return undefined;
   }
 
