@@ -409,11 +409,18 @@ function install(node: HashNode, enc: Uint8Array | undefined): void {
   if (node.resolved !== undefined) return;
   const n = decodeNode(enc, enc.length >= 32 ? node.ref : undefined);
   if (n.kind === EXTENSION) {
-    if (n.child.kind === HASH) n.child.path = joinNibbles(node.path, -1, n.path);
+    if (n.child.kind === HASH) {
+      n.child.base = node.path;
+      n.child.ext = n.path;
+    }
   } else if (n.kind === BRANCH) {
+    const path = node.path; // one array for the 16 children
     for (let i = 0; i < 16; i++) {
       const c = n.children[i];
-      if (c?.kind === HASH) c.path = joinNibbles(node.path, i, NO_NIBBLES);
+      if (c?.kind === HASH) {
+        c.base = path;
+        c.nibble = i;
+      }
     }
   }
   node.resolved = n;

@@ -69,14 +69,32 @@ export class HashNode {
   /** The read in progress, shared by everyone who needs this node meanwhile. */
   loading: Promise<void> | undefined = undefined;
   /**
-   * Where the node hangs: the nibbles from the root to it. A path-keyed store (storage/) finds
-   * the node by it. It never changes: an edit that keeps a stored subtree keeps its keys, and in
-   * a Merkle-Patricia trie a subtree's place follows from its keys (docs/decisions/0211).
+   * Where the node hangs: the nibbles from the root to it (`path`). A path-keyed store
+   * (storage/) finds the node by it. It never changes: an edit that keeps a stored subtree keeps
+   * its keys, and in a Merkle-Patricia trie a subtree's place follows from its keys (decision
+   * 0211). Kept as the parent's path plus the step below it, made into one array only when the
+   * node is read: a decoded branch has up to 16 such children, most never read.
    */
-  path: Uint8Array;
-  constructor(hash: Uint8Array, path: Uint8Array = NO_PATH) {
+  base: Uint8Array;
+  /** The branch slot below `base` (-1: none). */
+  nibble: number;
+  /** The extension's nibbles below `base` (empty: none). */
+  ext: Uint8Array;
+  constructor(hash: Uint8Array, base: Uint8Array = NO_PATH, nibble = -1, ext: Uint8Array = NO_PATH) {
     this.ref = hash;
-    this.path = path;
+    this.base = base;
+    this.nibble = nibble;
+    this.ext = ext;
+  }
+
+  get path(): Uint8Array {
+    if (this.nibble < 0 && this.ext.length === 0) return this.base;
+    const out = new Uint8Array(this.base.length + (this.nibble < 0 ? 0 : 1) + this.ext.length);
+    out.set(this.base, 0);
+    let at = this.base.length;
+    if (this.nibble >= 0) out[at++] = this.nibble;
+    out.set(this.ext, at);
+    return out;
   }
 }
 
