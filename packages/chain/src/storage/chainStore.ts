@@ -51,8 +51,9 @@ export interface BlockWrite {
 /** What the node keeps of past state: `--state-window` and how the disk layer is written. */
 export const DEFAULT_LAYER_LIMITS: LayerLimits = {
   window: 128,
-  // Measured at 1,000 transfers/s (docs/perf/2026-11-27-storage.md): a layer's objects take about
-  // twice its encodings in the process, so 32 MiB of nodes is ~100 MB of RSS at most.
+  // Counted as the process holds them (encodings copied per layer, ~200 bytes of bookkeeping a
+  // node, pathLayers.ts); the disk layer's unwritten buffer (flushBytes) comes on top. At 1,000
+  // transfers/s a block's layer is ~1-2.5 MB: ~13-30 blocks of past state (docs/perf/2026-11-27-storage.md).
   maxBytes: 32 << 20,
   // A flush is one LevelDB batch: large enough that the top of the trie, which every block
   // rewrites, reaches the disk once per many blocks; small enough to write in a second or two.
