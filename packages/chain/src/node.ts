@@ -144,7 +144,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   const ctx = await openChain(options.dataDir, forkFresh ?? fresh, {
     ephemeral,
     fork: { url: fork?.url, timeoutMs: forkTimeoutMs },
-    layers: { ...DEFAULT_LAYER_LIMITS, window: options.stateWindow ?? DEFAULT_LAYER_LIMITS.window },
+    layers: {
+      ...DEFAULT_LAYER_LIMITS,
+      window: options.stateWindow ?? DEFAULT_LAYER_LIMITS.window,
+      maxBytes: options.stateWindowMemoryBytes ?? DEFAULT_LAYER_LIMITS.maxBytes,
+    },
     requireSame: (stored) => {
       const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
       if (fork && !storedFork)
@@ -291,6 +295,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => ctx.store.written.trieFlushBytes,
   );
   written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
+  written(
+    'wharf_flashblock_journal_bytes_total',
+    'Bytes of the records appended to the flashblock journal (its share of the disk writes).',
+    () => journal?.bytesWritten ?? 0,
+  );
   new Gauge({
     name: 'wharf_state_layers_bytes',
     help: "Bytes of trie nodes held in memory: the diff layers of --state-window blocks and the disk layer's unwritten buffer.",
@@ -440,13 +449,15 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   ownStart();
 
+  // Submissions wait for the recovery thread: it keeps the main thread's priority (decision 0342).
+  const recoveryTid = await recovery.threadId();
   let closed: Promise<void> | undefined;
   return {
     url: `http://${hostForUrl}:${server.port}`,
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
-    deadlineThreadIds: journal?.threadId === undefined ? [] : [journal.threadId],
+    deadlineThreadIds: [journal?.threadId, recoveryTid].filter((t): t is number => t !== undefined),
     close: () => {
       closed ??= (async () => {
         await following?.stop();

@@ -69,6 +69,11 @@ export interface ChainNodeOptions {
    * are kept in memory as diff layers; older state answers -32000 naming the flag (0211).
    */
   stateWindow?: number;
+  /**
+   * Bytes the window's trie nodes may take in memory (`--state-window-memory`, default 32 MiB):
+   * beyond, the oldest blocks' state goes early (busy blocks write MBs of nodes each).
+   */
+  stateWindowMemoryBytes?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;
@@ -125,8 +130,9 @@ export interface ChainNode {
   chainId: bigint;
   accounts: DevAccount[];
   /**
-   * Kernel ids (Linux) of the node's threads that flashblocks wait for (the journal's writer):
-   * a host that lowers its helper threads' priority leaves these alone (decision 0011).
+   * Kernel ids (Linux) of the node's threads that flashblocks or submissions wait for (the
+   * journal's writer, the sender recovery thread): a host that lowers its helper threads'
+   * priority leaves these alone (decisions 0011, 0342).
    */
   deadlineThreadIds?: number[];
   /** Stops serving, flushes storage and closes it. */

@@ -6,6 +6,7 @@
  * base fee), and the pool takes them in order.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { hexToBytes, keccak256, parseEther, serializeTransaction, toHex } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,4 +111,16 @@ describe('a batch of eth_sendRawTransaction', () => {
     const pending = content.pending[a.address] ?? content.pending[a.address.toLowerCase()];
     expect(Object.keys(pending).map(Number)).toEqual(Array.from({ length: 103 }, (_, i) => i));
   });
+});
+
+describe('the recovery thread the batch waits for', () => {
+  it.runIf(fs.existsSync('/proc/self/task'))(
+    "is one of the threads the CLI leaves at the main thread's priority (deadlineThreadIds)",
+    () => {
+      // The journal's writer and the recovery thread, both threads of this process.
+      expect(batched.deadlineThreadIds).toHaveLength(2);
+      const tids = fs.readdirSync('/proc/self/task').map(Number);
+      for (const tid of batched.deadlineThreadIds ?? []) expect(tids).toContain(tid);
+    },
+  );
 });

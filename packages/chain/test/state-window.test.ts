@@ -142,6 +142,23 @@ describe('--state-window', () => {
     expect(await rpc(a.url, 'eth_getBalance', [X, hex(at)])).toBe(before.balance);
   }, 120_000);
 
+  it('keeps fewer blocks when their trie changes pass --state-window-memory, and says so', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    // One byte: only the newest block's changes stay in memory, the window is one block.
+    const a = await startTestNode({ dataDir, stateWindow: 128, stateWindowMemoryBytes: 1 });
+    nodes.push(a);
+    await sendTransfers(a.url, 4, 0);
+    const head = Number(await rpc(a.url, 'eth_blockNumber'));
+    expect(await rpc(a.url, 'eth_getBalance', [X, hex(head - 1)])).toBe(
+      await expectedBalance(a.url, head - 1),
+    );
+    await expect(rpc(a.url, 'eth_getBalance', [X, hex(head - 2)])).rejects.toMatchObject({
+      code: -32000,
+      message: `historical state not available: block ${head - 2} is older than the 1 blocks this node keeps state for (head ${head}, oldest ${head - 1}; --state-window-memory)`,
+    });
+  }, 60_000);
+
   it('refuses a data directory of the old hash-keyed format, saying what to do', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);

@@ -4,6 +4,7 @@
  * the worker goes away with jobs in flight.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -77,6 +78,16 @@ afterEach(async () => {
 });
 
 describe('RecoveryThread', () => {
+  test.runIf(fs.existsSync('/proc/self/task'))(
+    "tells its kernel thread id (the CLI keeps that thread at the main thread's priority)",
+    async () => {
+      const tid = await thread.threadId();
+      expect(tid).toBeGreaterThan(0);
+      expect(tid).not.toBe(process.pid);
+      expect(fs.readdirSync('/proc/self/task').map(Number)).toContain(tid);
+    },
+  );
+
   test('recovers the same keys as the event loop, 3,000 at once (more than its ring holds), short r and s included', async () => {
     const sigs = signatures(3000);
     // Some r or s lost leading zero bytes, as in RLP: the thread must right-align them.

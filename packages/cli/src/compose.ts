@@ -51,8 +51,9 @@ export interface ChainFlags extends RpcLimitFlags {
   forkUrl?: string;
   forkBlockNumber?: bigint;
   forkTimeout?: number;
-  /** --state-window: blocks of past state kept. */
+  /** --state-window: blocks of past state kept; --state-window-memory: MiB of their trie nodes. */
   stateWindow?: number;
+  stateWindowMemory?: number;
 }
 
 export interface ServeFlags {
@@ -128,6 +129,8 @@ export async function startChain(
       : {}),
     forkTimeoutMs: flags.forkTimeout,
     stateWindow: flags.stateWindow,
+    stateWindowMemoryBytes:
+      flags.stateWindowMemory === undefined ? undefined : flags.stateWindowMemory * 2 ** 20,
     ...(flags.sequencer
       ? {
           follow: {

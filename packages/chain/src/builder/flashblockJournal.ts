@@ -100,6 +100,9 @@ export class FlashblockJournal {
     return out.sort((x, y) => (x.number < y.number ? -1 : x.number > y.number ? 1 : 0));
   }
 
+  /** Bytes of the records written so far (wharf_flashblock_journal_bytes_total: the disk's share). */
+  bytesWritten = 0;
+
   /**
    * Starts the file of block `o.number` over (index 0): truncate, write the opening (on disk when it returns).
    * The caller makes sure the block FILES before it is on disk (that file described it).
@@ -113,7 +116,9 @@ export class FlashblockJournal {
     };
     if (!this.writer) throw new Error('flashblock journal is closed');
     const file = Number(o.number % BigInt(FlashblockJournal.FILES));
-    await this.writer.write({ op: 'truncate', file, bytes: encodeRecord(rec) });
+    const bytes = encodeRecord(rec);
+    this.bytesWritten += bytes.length;
+    await this.writer.write({ op: 'truncate', file, bytes });
     this.current = file;
   }
 
@@ -127,7 +132,9 @@ export class FlashblockJournal {
     const file = this.current;
     if (!writer || file === undefined) throw new Error('flashblock journal is closed or has no open block');
     const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
-    const written = writer.write({ op: 'append', file, bytes: encodeRecord(rec) });
+    const bytes = encodeRecord(rec);
+    this.bytesWritten += bytes.length;
+    const written = writer.write({ op: 'append', file, bytes });
     let timer: NodeJS.Timeout | undefined;
     const budget = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), this.waitMs);

@@ -13,11 +13,13 @@ export const MAX_BATCH = 1000;
 const BATCH_SLICE_MS = 5;
 /**
  * How many of a batch's requests are prepared (Method.prepare) ahead of the one running: enough
- * to keep the recovery worker busy while the pool takes them in order, few enough that one
- * turn's share of preparing stays small (a few µs each) and memory stays flat for 1,000-request
- * batches (docs/decisions/0340-a-batch-recovers-its-senders-ahead.md).
+ * to keep the recovery worker busy while the pool takes them in order (a transfer's recovery,
+ * ~65 µs here, costs less than its turn on the main thread), few enough that a request from
+ * elsewhere does not wait behind a deep queue of recoveries, and memory stays flat for
+ * 1,000-request batches. Under load 13-18, 8 and 64 ahead measured the same accepted/s
+ * (docs/decisions/0340-a-batch-recovers-its-senders-ahead.md).
  */
-const PREPARE_AHEAD = 64;
+const PREPARE_AHEAD = 16;
 
 type Id = string | number | null;
 export interface Response {
@@ -64,12 +66,11 @@ export class Dispatcher {
       const prepared: unknown[] = new Array(body.length);
       let ahead = 0;
       for (let i = 0; i < body.length; i++) {
-        // A batch of a thousand transactions is ~200 ms of work: timers (the builder's) get turns,
-        // and, as for separate requests, none starts in the builder's window (the request
-        // queue's turn; its requests are no longer spaced out by waiting for their recoveries).
-        const scheduler = this.ctx.scheduler;
-        if (performance.now() >= until || scheduler?.mustYield()) {
-          await (scheduler ? scheduler.turn() : nextTurn());
+        // A batch of a thousand transactions is ~200 ms of work: timers (the builder's) get turns.
+        // (Not the request queue's turn, which also waits out the builder's window: under load
+        // that cost accepted/s and the flashblocks gained nothing measurable; decision 0340.)
+        if (performance.now() >= until) {
+          await nextTurn();
           until = performance.now() + BATCH_SLICE_MS;
         }
         for (; ahead < body.length && ahead <= i + PREPARE_AHEAD; ahead++)

@@ -51,6 +51,10 @@ export interface BlockWrite {
 /** What the node keeps of past state: `--state-window` and how the disk layer is written. */
 export const DEFAULT_LAYER_LIMITS: LayerLimits = {
   window: 128,
+  // Counted as the process holds them (encodings copied per layer, ~200 bytes of bookkeeping a
+  // node, pathLayers.ts); the disk layer's unwritten buffer (flushBytes) comes on top. At 1,000
+  // transfers/s a block's layer is ~1-2.5 MB: ~13-30 blocks of past state (docs/perf/2026-11-27-storage.md).
+  maxBytes: 32 << 20,
   // A flush is one LevelDB batch: large enough that the top of the trie, which every block
   // rewrites, reaches the disk once per many blocks; small enough to write in a second or two.
   flushBytes: 16 << 20,
@@ -219,8 +223,11 @@ export class ChainStore {
   requireState(block: bigint, head: bigint): void {
     const oldest = this.layers.oldest;
     if (oldest === undefined || block >= oldest) return;
+    // The blocks kept: --state-window, or fewer when their trie nodes passed --state-window-memory.
+    const kept = head - oldest;
+    const flag = kept < BigInt(this.layers.limits.window) ? '--state-window-memory' : '--state-window';
     throw new StateUnavailableError(
-      `historical state not available: block ${block} is older than the ${this.layers.limits.window} blocks this node keeps state for (head ${head}, oldest ${oldest}; --state-window)`,
+      `historical state not available: block ${block} is older than the ${kept} blocks this node keeps state for (head ${head}, oldest ${oldest}; ${flag})`,
     );
   }
 

@@ -15,12 +15,21 @@
  */
 import type { PathNode } from './pathNodes.js';
 
-/** One version of the node at a path: the block that wrote it, its keccak and encoding. */
+/**
+ * One version of the node at a path: the block that wrote it, its keccak (latin1: a string of
+ * 32 one-byte chars costs less memory than a 32-byte array with its own buffer) and encoding.
+ */
 interface Version {
   block: bigint;
-  hash: Uint8Array;
+  hash: string;
   enc: Uint8Array;
 }
+
+/**
+ * What a kept node costs besides its encoding (its key and hash strings, the version object,
+ * the view, the map entry; measured ~200 bytes), so that the memory limit is the process's.
+ */
+const NODE_OVERHEAD = 200;
 
 /** A database key as a Map key (latin1: one char per byte, cheap to build). */
 export const latin1 = (key: Uint8Array) =>
@@ -46,6 +55,12 @@ export interface Flush {
 export interface LayerLimits {
   /** Diff layers kept in memory: past state readable for this many blocks (`--state-window`). */
   window: number;
+  /**
+   * ...as long as their nodes take at most this many bytes (`--state-window-memory`): beyond,
+   * the oldest merge early and the window is shorter (a block of 2,000 transfers over 100,000
+   * accounts writes ~2.5 MB of nodes; an idle dev chain's blocks a few KB).
+   */
+  maxBytes: number;
   /** The buffer is written once it holds this many bytes of nodes... */
   flushBytes: number;
   /** ...or this many blocks' worth, whichever comes first. */
@@ -89,7 +104,7 @@ export class PathLayers {
   /** Bytes of node encodings held in memory (diff layers, buffer, flush in progress). */
   get memoryBytes(): number {
     let w = 0;
-    if (this.writing) for (const v of this.writing.values()) w += v.enc.length;
+    if (this.writing) for (const [k, v] of this.writing) w += v.enc.length + k.length + NODE_OVERHEAD;
     return this.layerBytes + this.bufferBytes + w;
   }
 
@@ -102,9 +117,19 @@ export class PathLayers {
   add(block: bigint, nodes: readonly PathNode[]): void {
     const keys: string[] = [];
     let bytes = 0;
-    for (const [key, hash, enc] of nodes) {
+    // The encodings are views into the trie's shared slabs, which also hold every superseded
+    // encoding of the block's flashblocks: kept as they are, each pins its slab (measured: RSS
+    // grew ~10x the nodes kept). Copied into one buffer per layer instead.
+    let size = 0;
+    for (const n of nodes) size += n[2].length;
+    const own = new Uint8Array(size);
+    let at = 0;
+    for (const [key, hash, shared] of nodes) {
+      own.set(shared, at);
+      const enc = own.subarray(at, at + shared.length);
+      at += shared.length;
       const k = latin1(key);
-      const v: Version = { block, hash, enc };
+      const v: Version = { block, hash: latin1(hash), enc };
       const vs = this.versions.get(k);
       if (!vs) this.versions.set(k, [v]);
       else if (vs[vs.length - 1].block === block) {
@@ -114,11 +139,15 @@ export class PathLayers {
         continue;
       } else vs.push(v);
       keys.push(k);
-      bytes += enc.length;
+      bytes += enc.length + NODE_OVERHEAD;
     }
     this.layers.push({ block, keys, bytes });
     this.layerBytes += bytes;
-    while (this.layers.length > this.limits.window) this.mergeOldest();
+    while (
+      this.layers.length > this.limits.window ||
+      (this.layerBytes > this.limits.maxBytes && this.layers.length > 1)
+    )
+      this.mergeOldest();
   }
 
   private mergeOldest(): void {
@@ -129,7 +158,7 @@ export class PathLayers {
       const v = vs.shift()!;
       if (!vs.length) this.versions.delete(k);
       const old = this.buffer.get(k);
-      this.bufferBytes += v.enc.length + (old ? -old.enc.length : k.length);
+      this.bufferBytes += v.enc.length + (old ? -old.enc.length : k.length + NODE_OVERHEAD);
       this.buffer.set(k, v);
     }
     this.bufferFrom ??= layer.block;
@@ -140,11 +169,13 @@ export class PathLayers {
   /** The encoding of the node at `key` whose keccak is `hash`, if memory holds that version. */
   find(key: string, hash: Uint8Array): Uint8Array | undefined {
     const vs = this.versions.get(key);
-    if (vs) for (let i = vs.length - 1; i >= 0; i--) if (sameHash(vs[i].hash, hash)) return vs[i].enc;
     const b = this.buffer.get(key);
-    if (b && sameHash(b.hash, hash)) return b.enc;
     const w = this.writing?.get(key);
-    if (w && sameHash(w.hash, hash)) return w.enc;
+    if (!vs && !b && !w) return undefined;
+    const h = latin1(hash);
+    if (vs) for (let i = vs.length - 1; i >= 0; i--) if (vs[i].hash === h) return vs[i].enc;
+    if (b?.hash === h) return b.enc;
+    if (w?.hash === h) return w.enc;
     return undefined;
   }
 

@@ -33,11 +33,15 @@ const SLOTS = 1024;
 const IN = 97;
 /** Per slot: status (1 recovered) then the 64-byte public key. */
 const OUT = 65;
-/** Int32 indexes of the control words: jobs written (event loop), jobs done (worker), stop (event loop). */
+/**
+ * Int32 indexes of the control words: jobs written (event loop), jobs done (worker), stop (event
+ * loop), the worker's kernel thread id (worker, once started; -1 where there is none to read).
+ */
 const HEAD = 0;
 const TAIL = 1;
 const STOP = 2;
-const CONTROL_BYTES = 12;
+const TID = 3;
+const CONTROL_BYTES = 16;
 /** How long close() waits for the worker to return on its own before terminating it. */
 const STOP_GRACE_MS = 5_000;
 
@@ -45,9 +49,15 @@ const STOP_GRACE_MS = 5_000;
 // runs from the TypeScript sources (tests) or the build.
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const secp256k1 = require(workerData.secp256k1);
 const { buffer, slots } = workerData;
-const control = new Int32Array(buffer, 0, 3);
+const control = new Int32Array(buffer, 0, 4);
+let tid = -1;
+try {
+  tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()) || -1;
+} catch {}
+Atomics.store(control, ${TID}, tid);
+Atomics.notify(control, ${TID});
+const secp256k1 = require(workerData.secp256k1);
 const input = new Uint8Array(buffer, ${CONTROL_BYTES}, slots * ${IN});
 const output = new Uint8Array(buffer, ${CONTROL_BYTES} + slots * ${IN}, slots * ${OUT});
 let tail = 0;
@@ -94,6 +104,7 @@ type WaitAsync = (
   a: Int32Array,
   index: number,
   value: number,
+  timeout?: number,
 ) => { async: false; value: string } | { async: true; value: Promise<string> };
 
 export class RecoveryThread implements SenderRecovery {
@@ -113,7 +124,7 @@ export class RecoveryThread implements SenderRecovery {
 
   private constructor() {
     const buffer = new SharedArrayBuffer(CONTROL_BYTES + SLOTS * (IN + OUT));
-    this.control = new Int32Array(buffer, 0, 3);
+    this.control = new Int32Array(buffer, 0, 4);
     this.input = new Uint8Array(buffer, CONTROL_BYTES, SLOTS * IN);
     this.output = new Uint8Array(buffer, CONTROL_BYTES + SLOTS * IN, SLOTS * OUT);
     const worker = new Worker(WORKER_SOURCE, {
@@ -142,6 +153,25 @@ export class RecoveryThread implements SenderRecovery {
       else this.waiting.push(job);
       this.watch();
     });
+  }
+
+  /**
+   * The worker's kernel thread id (Linux), once it has started; undefined elsewhere, or if it has
+   * not started within `timeoutMs`. The CLI keeps this thread at the main thread's priority: a
+   * submission waits for it (decision 0342).
+   */
+  async threadId(timeoutMs = 5_000): Promise<number | undefined> {
+    if (Atomics.load(this.control, TID) === 0) {
+      const wait = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(
+        this.control,
+        TID,
+        0,
+        timeoutMs,
+      );
+      if (wait.async) await wait.value;
+    }
+    const tid = Atomics.load(this.control, TID);
+    return tid > 0 ? tid : undefined;
   }
 
   /** Stops the worker; jobs still in flight are recovered on the event loop. */

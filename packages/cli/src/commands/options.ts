@@ -176,6 +176,15 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .env('WHARF_STATE_WINDOW')
         .argParser(parsePositiveInteger)
         .default(128),
+    )
+    .addOption(
+      new Option(
+        '--state-window-memory <MiB>',
+        "memory for the window's trie changes; beyond it the oldest blocks' state goes early",
+      )
+        .env('WHARF_STATE_WINDOW_MEMORY')
+        .argParser(parsePositiveInteger)
+        .default(32),
     );
 }
 
