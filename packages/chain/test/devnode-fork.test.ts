@@ -315,6 +315,9 @@ describe('--fork-url', () => {
   it('anvil_setRpcUrl: the same fork read from another address, kept for a restart', async () => {
     const a = await startTestNode({ blockTime: 0 });
     nodes.push(a);
+    // A transfer in the fork block: another fresh node's block N cannot share its hash (two
+    // fresh dev chains started in the same second have the same genesis).
+    await send(a.url, { from: a.accounts[0].address, to: X, value: hex(ETH) });
     const n = BigInt(await rpc(a.url, 'eth_blockNumber'));
     const dataDir = tempDir();
     const b = await startTestNode({ blockTime: 0, dataDir, fork: { url: a.url, blockNumber: n } });
@@ -341,14 +344,21 @@ describe('--fork-url', () => {
     expect(seen).toBe(1);
     expect((await rpc(b.url, 'anvil_nodeInfo')).forkConfig.forkUrl).toBe(url);
     // Another chain is refused: the values kept are the fork block's of this one.
-    const other = await startTestNode({ blockTime: 0, chainId: 777n });
+    const other = await startTestNode({ blockTime: 0 });
     nodes.push(other);
-    await rpc(other.url, 'evm_mine');
+    while (BigInt(await rpc(other.url, 'eth_blockNumber')) < n) await rpc(other.url, 'evm_mine');
     await expect(rpc(b.url, 'anvil_setRpcUrl', [other.url])).rejects.toMatchObject({
       code: -32000,
       message: expect.stringContaining('not the fork block'),
     });
     await other.stop();
+    const otherChain = await startTestNode({ blockTime: 0, chainId: 777n });
+    nodes.push(otherChain);
+    await expect(rpc(b.url, 'anvil_setRpcUrl', [otherChain.url])).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('serves chain id 777'),
+    });
+    await otherChain.stop();
     // A restart without --fork-url reads from the address set.
     await b.stop({ keepData: true });
     const b2 = await startTestNode({ blockTime: 0, dataDir });

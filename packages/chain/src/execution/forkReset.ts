@@ -124,10 +124,16 @@ async function refork(ctx: ChainContext, config: DevChainConfig, point: ForkPoin
 export async function moveForkRemote(ctx: ChainContext, url: string): Promise<void> {
   const fork = ctx.fork!;
   const probe = new ForkSource({ url, blockNumber: fork.number, timeoutMs: fork.source.timeoutMs });
-  const [theirs, ours] = await Promise.all([
+  const [theirs, ours, chainId] = await Promise.all([
     probe.call<{ hash: string } | null>('eth_getBlockByNumber', [probe.blockTag, false]),
     ctx.blocks.byNumber(fork.number),
+    probe.call<string>('eth_chainId', []),
   ]);
+  // Block hashes do not commit to the chain id: two dev chains can share a genesis.
+  if (BigInt(chainId) !== ctx.spec.chainId)
+    throw new ForkError(
+      `anvil_setRpcUrl: ${url} serves chain id ${BigInt(chainId)}, this node ${ctx.spec.chainId}: the fork's remote must serve the same chain`,
+    );
   const want = ours && bytesToHex(ours.hash());
   if (!theirs || theirs.hash.toLowerCase() !== want)
     throw new ForkError(
