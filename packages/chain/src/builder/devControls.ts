@@ -18,6 +18,7 @@
 import { createTx } from '@ethereumjs/tx';
 import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
+import { blockDeletions } from '../execution/blockDeletions.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import { applyForkReset, type ForkTarget, moveForkRemote, prepareForkReset } from '../execution/forkReset.js';
 import { writeGenesis } from '../execution/genesis.js';
@@ -334,14 +335,7 @@ export class DevControls implements DevApi {
       const account = await then.readAccount(hexToBytes(a));
       ops.push({ key: keys.account(hexToBytes(a)), value: account?.serialize() ?? gone });
     }
-    for (let n = snap.head.number + 1n; n <= head; n++) {
-      const hash = await store.hashByNumber(n);
-      if (!hash) continue;
-      const block = await blocks.byHash(hash);
-      for (const tx of block?.transactions ?? []) ops.push({ key: keys.txIndex(tx.hash()) });
-      ops.push({ key: keys.canonical(n) }, { key: keys.block(hash) }, { key: keys.receipts(hash) });
-      ops.push({ key: keys.senders(hash) });
-    }
+    ops.push(...(await blockDeletions(this.ctx, snap.head.number, head)));
     ops.push({ key: keys.head, value: snap.head.hash });
     // The trie's diff layers above the snapshot go, with their blocks' forward diffs.
     ops.push(...store.revertStateTo(snap.head.number, head));
