@@ -16,7 +16,7 @@
  * rewind, seal modes), and their ordering rules are checked side by side.
  */
 import { createTx } from '@ethereumjs/tx';
-import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
 import { blockDeletions } from '../execution/blockDeletions.js';
 import type { ChainContext } from '../execution/chainContext.js';
@@ -27,6 +27,7 @@ import { type AnvilAccount, type AnvilState, slotKey } from '../state/anvilState
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { TrieStateReader } from '../state/trieState.js';
+import { accountFromFlat, slimAccount } from '../storage/flatAccount.js';
 import { keys } from '../storage/keys.js';
 import { IMPERSONATED_S, type PoolTransaction, type TxPool } from '../txpool/index.js';
 import type { BlockProducer } from './blockProducer.js';
@@ -333,7 +334,10 @@ export class DevControls implements DevApi {
     }
     for (const a of accounts) {
       const account = await then.readAccount(hexToBytes(a));
-      ops.push({ key: keys.account(hexToBytes(a)), value: account?.serialize() ?? gone });
+      ops.push({
+        key: keys.account(hexToBytes(a)),
+        value: account ? slimAccount(account.serialize()) : gone,
+      });
     }
     ops.push(...(await blockDeletions(this.ctx, snap.head.number, head)));
     ops.push({ key: keys.head, value: snap.head.hash });
@@ -418,7 +422,7 @@ export class DevControls implements DevApi {
       const codeHashes = new Map<string, Uint8Array>();
       for (const [k, v] of await store.scan(keys.account(new Uint8Array(0)), Number.MAX_SAFE_INTEGER)) {
         if (!v.length) continue; // a fork's tombstone: deleted since the fork
-        const acc = createAccountFromRLP(v);
+        const acc = accountFromFlat(v);
         const address = bytesToHex(k.subarray(1));
         accounts.set(address, {
           nonce: acc.nonce,

@@ -25,6 +25,7 @@ import { MemoryLevel } from 'memory-level';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
+import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
 import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import type { PathNode } from './pathNodes.js';
@@ -558,11 +559,11 @@ export interface StateDiffRecord {
   storage: { address: Bytes; slot: Bytes; value: Bytes }[];
 }
 
-/** RLP [[address, rlp or empty]..., [address...], [address, slot, value]...]. */
+/** RLP [[address, slim account (flatAccount.ts) or empty]..., [address...], [address, slot, value]...]. */
 function encodeStateDiff(w: BlockWrite): Bytes {
   const EMPTY = new Uint8Array(0);
   return RLP.encode([
-    [...w.accounts.values()].map((a) => [a.address, a.rlp ?? EMPTY]),
+    [...w.accounts.values()].map((a) => [a.address, a.rlp ? slimAccount(a.rlp) : EMPTY]),
     w.clearedStorage,
     w.storage.map((s) => [s.address, s.slot, s.value]),
   ]);
@@ -571,13 +572,16 @@ function encodeStateDiff(w: BlockWrite): Bytes {
 function decodeStateDiff(raw: Bytes): StateDiffRecord {
   const [accounts, cleared, storage] = RLP.decode(raw) as unknown as [Bytes[][], Bytes[], Bytes[][]];
   return {
-    accounts: accounts.map(([address, rlp]) => ({ address, rlp: rlp.length ? rlp : null })),
+    accounts: accounts.map(([address, rlp]) => ({ address, rlp: rlp.length ? fullAccount(rlp) : null })),
     clearedStorage: cleared,
     storage: storage.map(([address, slot, value]) => ({ address, slot, value })),
   };
 }
 
-/** The bytes of a block's state diff: what a flat state of the latest values must write. */
+/**
+ * The bytes of a block's state diff: the changed accounts as the trie encodes them (not slimmed:
+ * the measure stays what it was before decision 0422), slots and code.
+ */
 function stateDiffBytes(w: BlockWrite): number {
   let n = 0;
   for (const a of w.accounts.values()) n += 1 + a.address.length + (a.rlp?.length ?? 0);
@@ -598,7 +602,7 @@ function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
+    ops.push(a.rlp ? { type: 'put', key, value: slimAccount(a.rlp) } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });
