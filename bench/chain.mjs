@@ -29,7 +29,8 @@ const scenarios = positionals.length ? positionals : ['reads', 'block', 'mine', 
 const peers = installedPeers(values.peers.split(','));
 const seconds = Number(values.seconds);
 const starters = { wharf: wharfNode, anvil: anvilNode, hardhat: hardhatNode };
-let nextPort = 18545;
+// WHARF_BENCH_PORT: the first port to start nodes on (another bench on the same machine uses 18545...).
+let nextPort = Number(process.env.WHARF_BENCH_PORT) || 18545;
 
 async function withNode(peer, blockTime, fn) {
   const node = starters[peer]({ port: nextPort++, blockTime });

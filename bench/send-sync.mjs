@@ -162,7 +162,8 @@ async function main() {
       errors: errors || '0',
     });
   }
-  node.child.kill('SIGTERM');
+  // Stopped, not killed: a CPU profile (WHARF_BENCH_PROF) is written on the way out.
+  await node.stop();
 
   console.log('\neth_sendRawTransactionSync, request -> answer (ms), 2 s blocks, 200 ms flashblocks');
   console.log(table(rows, ['rate', 'sent', 'answered', 'p50', 'p90', 'p99', 'max', 'errors']));

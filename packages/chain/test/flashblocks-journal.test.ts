@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
+import { encodeJsonRecord } from '../src/builder/journalRecords.js';
 import { JournalWriter } from '../src/builder/journalWriter.js';
 import { tempDir } from './node-helpers.js';
 
@@ -124,6 +125,59 @@ describe('FlashblockJournal', () => {
     const [b] = await again.load();
     expect(b.txs).toEqual([tx(1), tx(3)]);
     expect(b.lastIndex).toBe(2);
+    await again.close();
+  });
+
+  it("writes a transaction's own bytes once, with 4 bytes of framing (decision 0420)", async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p);
+    await j.openBlock({ number: 9n, parentHash, timestamp: 1n });
+    const before = j.bytesWritten;
+    const big = [new Uint8Array(110).fill(1), new Uint8Array(111).fill(2)];
+    await j.append(1, big);
+    // record length (4) + tag (1) + index (4) + per transaction its length (4) and bytes
+    expect(j.bytesWritten - before).toBe(4 + 1 + 4 + (4 + 110) + (4 + 111));
+    await j.close();
+    const file = FlashblockJournal.fileNames(p)[9 % FlashblockJournal.FILES];
+    expect(fs.statSync(file).size).toBe(j.bytesWritten);
+    const again = await FlashblockJournal.open(p);
+    expect((await again.load())[0].txs).toEqual(big);
+    await again.close();
+  });
+
+  it('reads a journal written in the JSON format of before, and binary records appended after it', async () => {
+    const p = journalPath();
+    const file = FlashblockJournal.fileNames(p)[7 % FlashblockJournal.FILES];
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        encodeJsonRecord({ k: 'open', number: 7n, parentHash, timestamp: 77n }),
+        encodeJsonRecord({ k: 'txs', index: 1, txs: [tx(1), tx(2)] }),
+        encodeJsonRecord({ k: 'txs', index: 2, txs: [tx(3)] }),
+        encodeJsonRecord({ k: 'void', index: 2 }),
+      ]),
+    );
+    const j = await FlashblockJournal.open(p);
+    const [b] = await j.load();
+    expect(b).toMatchObject({ number: 7n, timestamp: 77n, lastIndex: 1 });
+    expect(b.parentHash).toEqual(parentHash);
+    expect(b.txs).toEqual([tx(1), tx(2)]);
+    await j.close();
+  });
+
+  it('stops at a record whose body does not decode: nothing after it is replayed', async () => {
+    const p = journalPath();
+    const j = await FlashblockJournal.open(p);
+    await j.openBlock({ number: 2n, parentHash, timestamp: 1n });
+    await j.append(1, [tx(1)]);
+    await j.close();
+    const file = FlashblockJournal.fileNames(p)[2 % FlashblockJournal.FILES];
+    // A txs record whose one transaction claims 200 bytes in a body of 13, then a valid record.
+    const bad = Buffer.from([0, 0, 0, 13, 0x02, 0, 0, 0, 2, 0, 0, 0, 200, 1, 2, 3, 4]);
+    const good = Buffer.from([0, 0, 0, 9, 0x02, 0, 0, 0, 3, 0, 0, 0, 0]);
+    fs.appendFileSync(file, Buffer.concat([bad, good]));
+    const again = await FlashblockJournal.open(p);
+    expect((await again.load()).map((x) => [x.txs, x.lastIndex])).toEqual([[[tx(1)], 1]]);
     await again.close();
   });
 

@@ -16,8 +16,9 @@
  * rewind, seal modes), and their ordering rules are checked side by side.
  */
 import { createTx } from '@ethereumjs/tx';
-import { Account, Address, createAccountFromRLP, KECCAK256_NULL } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 import { defaultCallLimits, estimateGas } from '../execution/call.js';
+import { blockDeletions } from '../execution/blockDeletions.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import { applyForkReset, type ForkTarget, moveForkRemote, prepareForkReset } from '../execution/forkReset.js';
 import { writeGenesis } from '../execution/genesis.js';
@@ -26,6 +27,7 @@ import { type AnvilAccount, type AnvilState, slotKey } from '../state/anvilState
 import { JournaledState } from '../state/journaledState.js';
 import type { StateReader } from '../state/stateReader.js';
 import { TrieStateReader } from '../state/trieState.js';
+import { accountFromFlat, slimAccount } from '../storage/flatAccount.js';
 import { keys } from '../storage/keys.js';
 import { IMPERSONATED_S, type PoolTransaction, type TxPool } from '../txpool/index.js';
 import type { BlockProducer } from './blockProducer.js';
@@ -332,16 +334,12 @@ export class DevControls implements DevApi {
     }
     for (const a of accounts) {
       const account = await then.readAccount(hexToBytes(a));
-      ops.push({ key: keys.account(hexToBytes(a)), value: account?.serialize() ?? gone });
+      ops.push({
+        key: keys.account(hexToBytes(a)),
+        value: account ? slimAccount(account.serialize()) : gone,
+      });
     }
-    for (let n = snap.head.number + 1n; n <= head; n++) {
-      const hash = await store.hashByNumber(n);
-      if (!hash) continue;
-      const block = await blocks.byHash(hash);
-      for (const tx of block?.transactions ?? []) ops.push({ key: keys.txIndex(tx.hash()) });
-      ops.push({ key: keys.canonical(n) }, { key: keys.block(hash) }, { key: keys.receipts(hash) });
-      ops.push({ key: keys.senders(hash) });
-    }
+    ops.push(...(await blockDeletions(this.ctx, snap.head.number, head)));
     ops.push({ key: keys.head, value: snap.head.hash });
     // The trie's diff layers above the snapshot go, with their blocks' forward diffs.
     ops.push(...store.revertStateTo(snap.head.number, head));
@@ -424,7 +422,7 @@ export class DevControls implements DevApi {
       const codeHashes = new Map<string, Uint8Array>();
       for (const [k, v] of await store.scan(keys.account(new Uint8Array(0)), Number.MAX_SAFE_INTEGER)) {
         if (!v.length) continue; // a fork's tombstone: deleted since the fork
-        const acc = createAccountFromRLP(v);
+        const acc = accountFromFlat(v);
         const address = bytesToHex(k.subarray(1));
         accounts.set(address, {
           nonce: acc.nonce,

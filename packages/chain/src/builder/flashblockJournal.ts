@@ -20,11 +20,12 @@
  * append; past it the append fails (the flashblock is not shown, its transactions stay for the
  * next one) and a void record follows it, so that if the write lands later, replay skips it.
  *
- * Format: records of a 4-byte big-endian length and a JSON body. A torn last record (a crash
- * mid-append) is ignored, as is a file whose first record does not open a block.
+ * Format (journalRecords.ts): records of a 4-byte big-endian length and a binary body (JSON in
+ * journals written before decision 0420, still read). A torn last record (a crash mid-append) is
+ * ignored, as is a file whose first record does not open a block.
  */
 import { readFile } from 'node:fs/promises';
-import { bytesToHex, hexToBytes } from '../primitives/hex.js';
+import { decodeRecords, encodeRecord, type JournalRecord } from './journalRecords.js';
 import { JournalWriter } from './journalWriter.js';
 
 /** How long the builder waits for an append by default (ms): `--journal-wait`. */
@@ -44,11 +45,9 @@ export interface JournaledBlock extends JournaledOpen {
   lastIndex: number;
 }
 
-type OpenRecord = { k: 'open'; number: string; parentHash: string; timestamp: string };
-type TxsRecord = { k: 'txs'; index: number; txs: string[] };
-/** The append of flashblock `index` just before it was given up (budget passed): never shown. */
-type VoidRecord = { k: 'void'; index: number };
-type JournalRecord = OpenRecord | TxsRecord | VoidRecord;
+type OpenRecord = Extract<JournalRecord, { k: 'open' }>;
+type TxsRecord = Extract<JournalRecord, { k: 'txs' }>;
+type VoidRecord = Extract<JournalRecord, { k: 'void' }>;
 
 export interface FlashblockJournalOptions {
   /** Longest wait for one append, in ms; past it the append fails. Default DEFAULT_JOURNAL_WAIT_MS. */
@@ -108,12 +107,7 @@ export class FlashblockJournal {
    * The caller makes sure the block FILES before it is on disk (that file described it).
    */
   async openBlock(o: JournaledOpen): Promise<void> {
-    const rec: OpenRecord = {
-      k: 'open',
-      number: o.number.toString(),
-      parentHash: bytesToHex(o.parentHash),
-      timestamp: o.timestamp.toString(),
-    };
+    const rec: OpenRecord = { k: 'open', number: o.number, parentHash: o.parentHash, timestamp: o.timestamp };
     if (!this.writer) throw new Error('flashblock journal is closed');
     const file = Number(o.number % BigInt(FlashblockJournal.FILES));
     const bytes = encodeRecord(rec);
@@ -131,7 +125,7 @@ export class FlashblockJournal {
     const writer = this.writer;
     const file = this.current;
     if (!writer || file === undefined) throw new Error('flashblock journal is closed or has no open block');
-    const rec: TxsRecord = { k: 'txs', index, txs: txs.map(bytesToHex) };
+    const rec: TxsRecord = { k: 'txs', index, txs: [...txs] };
     const bytes = encodeRecord(rec);
     this.bytesWritten += bytes.length;
     const written = writer.write({ op: 'append', file, bytes });
@@ -191,34 +185,10 @@ async function loadFile(path: string): Promise<JournaledBlock | undefined> {
   }
   if (!opened) return undefined;
   return {
-    number: BigInt(opened.number),
-    parentHash: hexToBytes(opened.parentHash),
-    timestamp: BigInt(opened.timestamp),
-    txs: appended.flatMap((r) => r.txs.map(hexToBytes)),
+    number: opened.number,
+    parentHash: opened.parentHash,
+    timestamp: opened.timestamp,
+    txs: appended.flatMap((r) => r.txs),
     lastIndex: appended.at(-1)?.index ?? 0,
   };
-}
-
-function encodeRecord(rec: JournalRecord): Buffer {
-  const body = Buffer.from(JSON.stringify(rec), 'utf8');
-  const out = Buffer.allocUnsafe(4 + body.length);
-  out.writeUInt32BE(body.length, 0);
-  body.copy(out, 4);
-  return out;
-}
-
-function decodeRecords(bytes: Buffer): JournalRecord[] {
-  const out: JournalRecord[] = [];
-  let at = 0;
-  while (at + 4 <= bytes.length) {
-    const len = bytes.readUInt32BE(at);
-    if (at + 4 + len > bytes.length) break; // torn last record
-    try {
-      out.push(JSON.parse(bytes.subarray(at + 4, at + 4 + len).toString('utf8')));
-    } catch {
-      break;
-    }
-    at += 4 + len;
-  }
-  return out;
 }

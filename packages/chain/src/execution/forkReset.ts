@@ -16,6 +16,7 @@ import type { ChainConfig, DevChainConfig } from '../chainspec/chainConfig.js';
 import { bytesToHex } from '../primitives/hex.js';
 import { ForkError, ForkSource } from '../storage/forkSource.js';
 import { keys } from '../storage/keys.js';
+import { blockDeletions } from './blockDeletions.js';
 import type { ChainContext } from './chainContext.js';
 import { commitForkPoint, fetchForkPoint, type ForkPointBlock, forkConfig } from './forkPoint.js';
 import { attachFork } from './openChain.js';
@@ -82,14 +83,7 @@ async function backToForkPoint(ctx: ChainContext): Promise<void> {
   const { store, blocks } = ctx;
   const fork = ctx.fork!;
   const ops: { key: Uint8Array; value?: Uint8Array }[] = [];
-  for (let n = fork.number + 1n; n <= blocks.head.header.number; n++) {
-    const hash = await store.hashByNumber(n);
-    if (!hash) continue;
-    const block = await blocks.byHash(hash);
-    for (const tx of block?.transactions ?? []) ops.push({ key: keys.txIndex(tx.hash()) });
-    ops.push({ key: keys.canonical(n) }, { key: keys.block(hash) }, { key: keys.receipts(hash) });
-    ops.push({ key: keys.senders(hash) });
-  }
+  ops.push(...(await blockDeletions(ctx, fork.number, blocks.head.header.number)));
   // On a fork the flat state holds only what was written since (tombstones included).
   for (const p of ['a', 'o'])
     for (const key of await store.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });

@@ -78,9 +78,11 @@ export interface ChainReader {
   stateAt(tag: BlockTag): Promise<Resolved | undefined>;
   /**
    * A transaction by hash: sealed (canonical) first, then the pending block, then (a fork) the
-   * remote's blocks below the fork block unless `localOnly`.
+   * remote's blocks below the fork block. `pooled`: the pool holds it, so only the pending block
+   * is looked at (the pool lets a transaction go as a flashblock pre-confirms it, so one it holds
+   * is in no sealed block, and it is this node's own: none of a remote's).
    */
-  findTransaction(hash: Uint8Array, opts?: { localOnly?: boolean }): Promise<TxFound | undefined>;
+  findTransaction(hash: Uint8Array, opts?: { pooled?: boolean }): Promise<TxFound | undefined>;
   /** The state trie at a sealed block's root, for proofs (eth_getProof). */
   trieAt(stateRoot: Uint8Array): TrieStateReader;
   /** Bytecode by its keccak256. */

@@ -30,6 +30,5 @@ export function blockAt(c: RpcContext, tag: BlockTag): Promise<BlockView | undef
 
 /** A transaction by hash: sealed first, then the pending block. */
 export function findTx(c: RpcContext, hash: Uint8Array): Promise<TxFound | undefined> {
-  // A transaction the pool holds is this node's own: never one below a fork block (no remote call).
-  return c.reader.findTransaction(hash, { localOnly: c.pool.get(bytesToHex(hash)) !== undefined });
+  return c.reader.findTransaction(hash, { pooled: c.pool.get(bytesToHex(hash)) !== undefined });
 }

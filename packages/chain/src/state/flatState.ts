@@ -2,9 +2,10 @@
  * The latest sealed state, read from the flat LevelDB maps (one get per account or slot, no trie
  * walk) with an in-memory cache that the seal path keeps current (`apply`).
  */
-import { Account, createAccountFromRLP } from '@ethereumjs/util';
+import { Account } from '@ethereumjs/util';
 import { bytesToHex, bytesToHexPair } from '../primitives/hex.js';
 import type { ChainStore } from '../storage/chainStore.js';
+import { accountFromFlat } from '../storage/flatAccount.js';
 import { keys } from '../storage/keys.js';
 import { GenerationalCache } from './generationalCache.js';
 import type { StateReader } from './stateReader.js';
@@ -60,7 +61,7 @@ export class FlatStateReader implements StateReader {
     const accounts = await this.store.scan(keys.account(new Uint8Array(0)), PRELOAD_LIMIT + 1);
     if (accounts.length <= PRELOAD_LIMIT) {
       for (const [k, v] of accounts)
-        this.accounts.set(bytesToHex(k.subarray(1)), v.length ? createAccountFromRLP(v) : null);
+        this.accounts.set(bytesToHex(k.subarray(1)), v.length ? accountFromFlat(v) : null);
       this.preloadedAccounts = true;
     }
     const slots = await this.store.scan(keys.storagePrefix(new Uint8Array(0)), PRELOAD_LIMIT + 1);
@@ -86,7 +87,7 @@ export class FlatStateReader implements StateReader {
         a = remote ?? null;
       } else {
         if (v !== this.version) return this.readAccountKeyed(k, address);
-        a = raw?.length ? createAccountFromRLP(raw) : null;
+        a = raw?.length ? accountFromFlat(raw) : null;
       }
       this.accounts.set(k, a);
     }
@@ -114,7 +115,7 @@ export class FlatStateReader implements StateReader {
     for (const [k, address] of want) {
       const raw = got[i++];
       if (raw === undefined && this.below) missing.push([k, address]);
-      else this.accounts.set(k, raw?.length ? createAccountFromRLP(raw) : null);
+      else this.accounts.set(k, raw?.length ? accountFromFlat(raw) : null);
     }
     if (!missing.length || !this.below?.readAccounts) return;
     // A fork: the accounts never written here, asked from the remote in one batch. A failure is

@@ -14,7 +14,7 @@ import type { ChainStore } from './chainStore.js';
 import { remoteBlock, remoteBlockEntries } from './forkBlocks.js';
 import type { ForkSource } from './forkSource.js';
 import { keys } from './keys.js';
-import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receiptCodec.js';
+import { decodeReceiptList, decodeStoredReceipts, type StoredReceipt } from './receiptCodec.js';
 
 const CACHE = 512;
 /**
@@ -136,7 +136,8 @@ export class BlockReader {
     const k = bytesToHex(hash);
     let r = this.receipts.get(k);
     if (!r) {
-      r = (await this.rawReceipts(hash)).map(decodeReceipt);
+      const raw = await this.store.get(keys.receipts(hash));
+      r = raw ? decodeStoredReceipts(raw) : [];
       this.receipts.set(k, r);
       this.receiptCount += r.length;
       // Maps iterate in insertion order: the first key is the oldest.

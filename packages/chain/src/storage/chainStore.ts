@@ -25,7 +25,9 @@ import { MemoryLevel } from 'memory-level';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
+import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
+import { decodeTxPosition, encodeTxPosition } from './txIndex.js';
 import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import type { PathNode } from './pathNodes.js';
 
@@ -377,10 +379,17 @@ export class ChainStore {
     return this.get(keys.canonical(n));
   }
 
+  /**
+   * Where the transaction `txHash` is: the block's hash and its position. The block is the
+   * canonical one at the number stored (txIndex.ts): a reader checks the transaction there.
+   */
   async txLocation(txHash: Bytes): Promise<{ blockHash: Bytes; index: number } | undefined> {
     const v = await this.get(keys.txIndex(txHash));
     if (!v) return undefined;
-    return { blockHash: v.slice(0, 32), index: Number(Buffer.from(v.subarray(32)).readBigUInt64BE()) };
+    const at = decodeTxPosition(v);
+    if ('blockHash' in at) return at;
+    const blockHash = await this.hashByNumber(at.number);
+    return blockHash && { blockHash, index: at.index };
   }
 
   /** Up to `limit` entries whose key starts with `prefix` (start-up preloading). */
@@ -558,11 +567,11 @@ export interface StateDiffRecord {
   storage: { address: Bytes; slot: Bytes; value: Bytes }[];
 }
 
-/** RLP [[address, rlp or empty]..., [address...], [address, slot, value]...]. */
+/** RLP [[address, slim account (flatAccount.ts) or empty]..., [address...], [address, slot, value]...]. */
 function encodeStateDiff(w: BlockWrite): Bytes {
   const EMPTY = new Uint8Array(0);
   return RLP.encode([
-    [...w.accounts.values()].map((a) => [a.address, a.rlp ?? EMPTY]),
+    [...w.accounts.values()].map((a) => [a.address, a.rlp ? slimAccount(a.rlp) : EMPTY]),
     w.clearedStorage,
     w.storage.map((s) => [s.address, s.slot, s.value]),
   ]);
@@ -571,13 +580,16 @@ function encodeStateDiff(w: BlockWrite): Bytes {
 function decodeStateDiff(raw: Bytes): StateDiffRecord {
   const [accounts, cleared, storage] = RLP.decode(raw) as unknown as [Bytes[][], Bytes[], Bytes[][]];
   return {
-    accounts: accounts.map(([address, rlp]) => ({ address, rlp: rlp.length ? rlp : null })),
+    accounts: accounts.map(([address, rlp]) => ({ address, rlp: rlp.length ? fullAccount(rlp) : null })),
     clearedStorage: cleared,
     storage: storage.map(([address, slot, value]) => ({ address, slot, value })),
   };
 }
 
-/** The bytes of a block's state diff: what a flat state of the latest values must write. */
+/**
+ * The bytes of a block's state diff: the changed accounts as the trie encodes them (not slimmed:
+ * the measure stays what it was before decision 0422), slots and code.
+ */
 function stateDiffBytes(w: BlockWrite): number {
   let n = 0;
   for (const a of w.accounts.values()) n += 1 + a.address.length + (a.rlp?.length ?? 0);
@@ -598,13 +610,13 @@ function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
+    ops.push(a.rlp ? { type: 'put', key, value: slimAccount(a.rlp) } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });
   ops.push({ type: 'put', key: keys.senders(w.hash), value: w.senders });
   w.txHashes.forEach((h, i) => {
-    ops.push({ type: 'put', key: keys.txIndex(h), value: concat(w.hash, u64(i)) });
+    ops.push({ type: 'put', key: keys.txIndex(h), value: encodeTxPosition(w.number, i) });
   });
   ops.push({ type: 'put', key: keys.canonical(w.number), value: w.hash });
   ops.push({ type: 'put', key: keys.head, value: w.hash });
