@@ -1,6 +1,6 @@
 /**
- * A data directory written before decisions 0421 and 0422 (receipts stored with their bloom,
- * accounts in full; fixtures-before-0420, made by main at 4630a60 with its make.mjs) opens with
+ * A data directory written before decisions 0421-0423 (receipts stored with their bloom,
+ * accounts in full, the transaction index naming block hashes; fixtures-before-0420, made by main at 4630a60 with its make.mjs) opens with
  * this version and answers exactly what the old node answered; blocks sealed on top of it are
  * stored the new way, and after a restart both read as they should.
  */
@@ -26,6 +26,12 @@ async function expectOldAnswers(url: string): Promise<void> {
     expect(await rpc(url, 'eth_getBlockReceipts', [h])).toEqual(b.receipts);
     expect(await rpc(url, 'debug_getRawReceipts', [h])).toEqual(b.raw);
   }
+  // By hash, through the transaction index as written before decision 0423 (block hash + u64).
+  const receipts = answers.blocks.flatMap((b: any) => b.receipts);
+  for (const h of answers.hashes)
+    expect(await rpc(url, 'eth_getTransactionReceipt', [h])).toEqual(
+      receipts.find((r: any) => r.transactionHash === h),
+    );
   for (const [a, v] of Object.entries<any>(answers.accounts)) {
     expect(await rpc(url, 'eth_getBalance', [a, `0x${answers.head.toString(16)}`])).toBe(v.balance);
     expect(await rpc(url, 'eth_getTransactionCount', [a, `0x${answers.head.toString(16)}`])).toBe(v.nonce);

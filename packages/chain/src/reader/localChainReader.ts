@@ -92,9 +92,12 @@ export class LocalChainReader implements ChainReader {
     if (loc) {
       const block = await blocks.byHash(loc.blockHash);
       const canon = block && (await blocks.hashOf(block.header.number));
-      if (block && canon && equalBytes(canon, block.hash())) {
+      // The index names a number: the transaction there must be this one (a revert may have
+      // replaced the block between the two reads; storage/txIndex.ts).
+      const tx = block?.transactions[loc.index];
+      if (block && canon && equalBytes(canon, block.hash()) && tx && equalBytes(tx.hash(), hash)) {
         const view = await this.sealedView(block);
-        return { view, index: loc.index, tx: block.transactions[loc.index] };
+        return { view, index: loc.index, tx };
       }
     }
     // A flashblock shown during the lookup may have pre-confirmed it: the snapshot as it is now

@@ -27,6 +27,7 @@ import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
 import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
+import { decodeTxPosition, encodeTxPosition } from './txIndex.js';
 import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import type { PathNode } from './pathNodes.js';
 
@@ -378,10 +379,17 @@ export class ChainStore {
     return this.get(keys.canonical(n));
   }
 
+  /**
+   * Where the transaction `txHash` is: the block's hash and its position. The block is the
+   * canonical one at the number stored (txIndex.ts): a reader checks the transaction there.
+   */
   async txLocation(txHash: Bytes): Promise<{ blockHash: Bytes; index: number } | undefined> {
     const v = await this.get(keys.txIndex(txHash));
     if (!v) return undefined;
-    return { blockHash: v.slice(0, 32), index: Number(Buffer.from(v.subarray(32)).readBigUInt64BE()) };
+    const at = decodeTxPosition(v);
+    if ('blockHash' in at) return at;
+    const blockHash = await this.hashByNumber(at.number);
+    return blockHash && { blockHash, index: at.index };
   }
 
   /** Up to `limit` entries whose key starts with `prefix` (start-up preloading). */
@@ -608,7 +616,7 @@ function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });
   ops.push({ type: 'put', key: keys.senders(w.hash), value: w.senders });
   w.txHashes.forEach((h, i) => {
-    ops.push({ type: 'put', key: keys.txIndex(h), value: concat(w.hash, u64(i)) });
+    ops.push({ type: 'put', key: keys.txIndex(h), value: encodeTxPosition(w.number, i) });
   });
   ops.push({ type: 'put', key: keys.canonical(w.number), value: w.hash });
   ops.push({ type: 'put', key: keys.head, value: w.hash });

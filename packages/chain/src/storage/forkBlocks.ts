@@ -6,10 +6,11 @@
  */
 import { type Block, createBlockFromRPC } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex, concat, hexToBytes, u64 } from '../primitives/hex.js';
+import { bytesToHex, concat, hexToBytes } from '../primitives/hex.js';
 import { ForkError, type ForkSource } from './forkSource.js';
 import { keys } from './keys.js';
 import { encodeReceipt, encodeReceiptList, type StoredReceipt } from './receiptCodec.js';
+import { encodeTxPosition } from './txIndex.js';
 
 export interface RemoteBlock {
   block: Block;
@@ -71,7 +72,7 @@ export function remoteBlockEntries(b: RemoteBlock): [Uint8Array, Uint8Array][] {
     [keys.canonical(b.block.header.number), hash],
   ];
   b.block.transactions.forEach((tx, i) => {
-    out.push([keys.txIndex(tx.hash()), concat(hash, u64(i))]);
+    out.push([keys.txIndex(tx.hash()), encodeTxPosition(b.block.header.number, i)]);
   });
   return out;
 }

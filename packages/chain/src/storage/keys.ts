@@ -19,7 +19,7 @@ export const keys = {
   receipts: (hash: Uint8Array) => concat(p('r'), hash),
   /** block hash -> senders of the block's transactions, 20 bytes each */
   senders: (hash: Uint8Array) => concat(p('s'), hash),
-  /** tx hash -> block hash (32) + index (u64) */
+  /** tx hash -> block number + position (txIndex.ts; block hash (32) + u64 before decision 0423) */
   txIndex: (hash: Uint8Array) => concat(p('t'), hash),
   /** address -> RLP account (latest state only; history lives in the trie) */
   account: (addr: Uint8Array) => concat(p('a'), addr),

@@ -1,10 +1,12 @@
 /**
- * Accounts in the flat state and the forward diffs (decision 0422): slim when they have no code
- * or no storage, read back as the trie's RLP byte for byte; a full RLP (stored before) reads too.
+ * Compact stored values: accounts in the flat state and the forward diffs, slim when they have
+ * no code or no storage (decision 0422), and transaction index entries (0423); each read back
+ * exactly, and the values written before them read as they are.
  */
 import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { accountFromFlat, fullAccount, slimAccount } from '../src/storage/flatAccount.js';
+import { decodeTxPosition, encodeTxPosition } from '../src/storage/txIndex.js';
 
 const root = new Uint8Array(32).fill(0x11);
 const codeHash = new Uint8Array(32).fill(0x22);
@@ -50,5 +52,27 @@ describe('flat-state accounts', () => {
   it('refuses bytes that are not an account, saying so', () => {
     expect(() => slimAccount(Uint8Array.of(0xc2, 1, 2))).toThrow(/not an account/);
     expect(() => fullAccount(Uint8Array.of(0x01))).toThrow(/not an account/);
+  });
+});
+
+describe('transaction index entries (decision 0423)', () => {
+  it('name the block number and position in a few bytes, and read back', () => {
+    for (const [n, i, len] of [
+      [0n, 0, 1],
+      [1n, 0, 2],
+      [1_000_000n, 1_999, 6],
+      [2n ** 64n - 1n, 2 ** 32 - 1, 13],
+    ] as const) {
+      const v = encodeTxPosition(n, i);
+      expect(v.length).toBe(len);
+      expect(decodeTxPosition(v)).toEqual({ number: n, index: i });
+    }
+  });
+
+  it('read an entry of before (block hash + u64 position) as it is, and refuse bytes that are neither', () => {
+    const old = new Uint8Array(40).fill(9);
+    old.set([0, 0, 0, 0, 0, 0, 0x01, 0x02], 32);
+    expect(decodeTxPosition(old)).toEqual({ blockHash: new Uint8Array(32).fill(9), index: 0x0102 });
+    expect(() => decodeTxPosition(Uint8Array.of(9, 1))).toThrow(/transaction index entry of 2 bytes/);
   });
 });

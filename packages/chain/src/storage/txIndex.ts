@@ -1,0 +1,42 @@
+/**
+ * The transaction index's value (keys.txIndex, decision 0423): the block's number and the
+ * transaction's position, each big-endian without leading zeros, behind one byte giving the
+ * number's length — 4-7 bytes where it was the block's hash and a u64 (40 bytes). The block's hash
+ * is the canonical one at that number (keys.canonical): the index's entries of a block taken off
+ * the chain go in the same batch as its canonical number (execution/blockDeletions.ts), and a
+ * reader checks the transaction found there is the one asked (reader/localChainReader.ts).
+ * A 40-byte value is one written before 0423: block hash + u64 position, read as it is.
+ */
+import { bytesToBigint } from '../primitives/hex.js';
+
+export type TxPosition = { blockHash: Uint8Array; index: number } | { number: bigint; index: number };
+
+/** Bytes of `n` (at most 8) big-endian, without leading zeros. */
+function byteLength(n: bigint): number {
+  let k = 0;
+  for (; n > 0n; n >>= 8n) k++;
+  return k;
+}
+
+function put(out: Uint8Array, end: number, n: bigint, k: number): void {
+  for (let i = 1; i <= k; i++, n >>= 8n) out[end - i] = Number(n & 0xffn);
+}
+
+export function encodeTxPosition(number: bigint, index: number): Uint8Array {
+  const kn = byteLength(number);
+  const ki = byteLength(BigInt(index));
+  const out = new Uint8Array(1 + kn + ki);
+  out[0] = kn;
+  put(out, 1 + kn, number, kn);
+  put(out, 1 + kn + ki, BigInt(index), ki);
+  return out;
+}
+
+export function decodeTxPosition(v: Uint8Array): TxPosition {
+  if (v.length === 40)
+    return { blockHash: v.slice(0, 32), index: Number(Buffer.from(v.subarray(32)).readBigUInt64BE()) };
+  const len = v[0];
+  if (len > 8 || v.length < 1 + len || v.length > 1 + len + 4)
+    throw new Error(`a transaction index entry of ${v.length} bytes that is not one`);
+  return { number: bytesToBigint(v.subarray(1, 1 + len)), index: Number(bytesToBigint(v.subarray(1 + len))) };
+}
