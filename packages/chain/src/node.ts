@@ -47,7 +47,7 @@ import { FlashblocksStream, streamOptionsOf } from './rpc/flashblocksStream.js';
 import { inclusionOf } from './rpc/inclusion.js';
 import { hardhatMethods } from './rpc/hardhat.js';
 import { netMethods } from './rpc/net.js';
-import { FrontCounter } from './rpc/frontProtocol.js';
+import { FrontCounter, MAX_FRONT_THREADS } from './rpc/frontProtocol.js';
 import { ReplicaPublisher, syncedAfter } from './rpc/replicaPublisher.js';
 import { startRpcServer } from './rpc/server.js';
 import { simulateMethods } from './rpc/simulate.js';
@@ -301,6 +301,19 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => journal?.bytesWritten ?? 0,
   );
   new Gauge({
+    name: 'wharf_rpc_front_thread_open_connections',
+    help: 'Connections each front thread (--rpc-threads) holds open now, by thread (0, 1, ...).',
+    labelNames: ['thread'],
+    registers: [producer.metrics.registry],
+    collect() {
+      this.reset();
+      for (let i = 0; i < MAX_FRONT_THREADS; i++) {
+        const n = replicas.open(i);
+        if (n >= 0) this.set({ thread: String(i) }, n);
+      }
+    },
+  });
+  new Gauge({
     name: 'wharf_state_layers_bytes',
     help: "Bytes of trie nodes held in memory: the diff layers of --state-window blocks and the disk layer's unwritten buffer.",
     registers: [producer.metrics.registry],
@@ -457,7 +470,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     wsUrl: `ws://${hostForUrl}:${server.port}`,
     chainId: spec.chainId,
     accounts: spec.devAccounts,
-    deadlineThreadIds: [journal?.threadId, recoveryTid].filter((t): t is number => t !== undefined),
+    // The front threads serve every connection (decision 0400): at nice +10 a read would wait
+    // for a CPU behind any other process.
+    deadlineThreadIds: [journal?.threadId, recoveryTid, ...server.threadIds].filter(
+      (t): t is number => t !== undefined,
+    ),
     close: () => {
       closed ??= (async () => {
         await following?.stop();

@@ -130,9 +130,9 @@ export interface ChainNode {
   chainId: bigint;
   accounts: DevAccount[];
   /**
-   * Kernel ids (Linux) of the node's threads that flashblocks or submissions wait for (the
-   * journal's writer, the sender recovery thread): a host that lowers its helper threads'
-   * priority leaves these alone (decisions 0011, 0342).
+   * Kernel ids (Linux) of the node's threads that flashblocks, submissions or reads wait for (the
+   * journal's writer, the sender recovery thread, the front threads): a host that lowers its
+   * helper threads' priority leaves these alone (decisions 0011, 0342, 0400).
    */
   deadlineThreadIds?: number[];
   /** Stops serving, flushes storage and closes it. */

@@ -1,7 +1,7 @@
 /**
- * Front threads (--rpc-threads, docs/decisions/0330-front-threads.md): connections spread over
- * the main thread and a worker that answers the common reads from its replica. Every request
- * goes on a connection of its own, so that the kernel hands them to both threads; the answers
+ * Front threads (--rpc-threads, docs/decisions/0330-front-threads.md, 0400): a worker accepts the
+ * connections and answers the common reads from its replica, the rest goes to the main thread.
+ * Every request goes on a connection of its own, as clients open them; the answers
  * must be byte for byte those of a node with no front thread, a write seen on one connection
  * must be read on every other, hostile input gets the same errors, and a stopped node leaves
  * no thread behind. The worker runs the built package (dist/): `npm run build` first.

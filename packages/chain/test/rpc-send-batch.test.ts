@@ -11,6 +11,7 @@ import { hexToBytes, keccak256, parseEther, serializeTransaction, toHex } from '
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeEcrecover } from '../src/crypto/ecrecover.js';
+import { defaultRpcLimits } from '../src/rpc/limits.js';
 import { DEV_KEYS, rpc, rpcRaw, startTestNode, type TestNode } from './node-helpers.js';
 
 const TO = '0x00000000000000000000000000000000000b47c8';
@@ -117,8 +118,9 @@ describe('the recovery thread the batch waits for', () => {
   it.runIf(fs.existsSync('/proc/self/task'))(
     "is one of the threads the CLI leaves at the main thread's priority (deadlineThreadIds)",
     () => {
-      // The journal's writer and the recovery thread, both threads of this process.
-      expect(batched.deadlineThreadIds).toHaveLength(2);
+      // The journal's writer, the recovery thread and the front threads (decision 0400), all
+      // threads of this process.
+      expect(batched.deadlineThreadIds).toHaveLength(2 + defaultRpcLimits.threads);
       const tids = fs.readdirSync('/proc/self/task').map(Number);
       for (const tid of batched.deadlineThreadIds ?? []) expect(tids).toContain(tid);
     },

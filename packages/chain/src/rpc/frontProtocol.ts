@@ -13,7 +13,12 @@ export enum FrontCounter {
   Accepted = 1,
   /** Requests they answered without the main thread (wrapping at 2^32). */
   Answered = 2,
+  /** The first of MAX_FRONT_THREADS slots: the connections front thread i holds open, at Open + i. */
+  Open = 3,
 }
+
+/** The most front threads a node runs (`--rpc-threads`). */
+export const MAX_FRONT_THREADS = 16;
 
 /** Answers a front thread gives itself; the rest of the values come from the state messages. */
 export interface ReplicaConstants {
@@ -54,6 +59,10 @@ export interface ReplicaStart {
 export interface FrontWorkerData {
   /** The main thread's listening socket (the worker listens on a duplicate of it). */
   fd: number;
+  /** This thread's number (0, 1, ...): its slot of open connections is FrontCounter.Open + index. */
+  index: number;
+  /** How many front threads share the connections. */
+  threads: number;
   /** Int32Array over it, slots as FrontCounter says. */
   version: SharedArrayBuffer;
   /** The port state messages arrive on. */
@@ -76,7 +85,8 @@ export interface FrontWorkerData {
 
 /** Worker -> main, on the worker's parentPort. */
 export type FromWorker =
-  | { t: 'listening' }
+  /** `tid`: this thread's id in the kernel (Linux), so that the CLI leaves its priority alone. */
+  | { t: 'listening'; tid?: number }
   | { t: 'failed'; message: string }
   /** A request the worker does not answer itself: its body as it came. */
   | { t: 'rpc'; id: number; body: Uint8Array; client?: string }

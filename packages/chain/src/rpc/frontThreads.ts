@@ -22,7 +22,15 @@ export interface FrontThreadsOptions {
   /** The lean front's settings and limits, as the main thread's. */
   front: Omit<
     FrontWorkerData,
-    'fd' | 'version' | 'statePort' | 'start' | 'cacheEntries' | 'cacheCodeBytes' | 'maxUnsentBytes'
+    | 'fd'
+    | 'index'
+    | 'threads'
+    | 'version'
+    | 'statePort'
+    | 'start'
+    | 'cacheEntries'
+    | 'cacheCodeBytes'
+    | 'maxUnsentBytes'
   > & { maxUnsentBytes: number };
   /** A forwarded request: answer it as one read on a socket of this thread. */
   onRequest(body: Buffer, client: string | undefined, reply: (status: number, text?: string) => void): void;
@@ -30,6 +38,8 @@ export interface FrontThreadsOptions {
   onConnection(socket: TunnelSocket, rest: Buffer): void;
   /** A worker that failed to start or stopped unexpectedly. */
   onError(message: string): void;
+  /** Every thread that was listening has stopped unexpectedly: nothing accepts connections now. */
+  onNone(): void;
 }
 
 /** Values a worker caches per view before starting over (an account or a slot each). */
@@ -54,8 +64,13 @@ function workerScript(): string | undefined {
 class FrontThread {
   private readonly tunnels = new Map<number, TunnelSocket>();
   private stopped?: () => void;
+  /** stop() was called: an exit from here on is expected. */
+  stopping = false;
+  /** The thread's id in the kernel (Linux). */
+  tid?: number;
 
   constructor(
+    readonly index: number,
     readonly worker: Worker,
     readonly statePort: MessagePort,
     private readonly o: FrontThreadsOptions,
@@ -108,6 +123,7 @@ class FrontThread {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const t of this.tunnels.values()) t.destroy();
     const done = new Promise<void>((resolve) => {
       this.stopped = resolve;
@@ -116,6 +132,7 @@ class FrontThread {
     this.post({ t: 'stop' });
     const grace = new Promise<void>((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([done, grace]);
+    this.o.publisher.stopped(this.index);
     this.o.publisher.detach(this.statePort);
     this.statePort.close();
     await this.worker.terminate();
@@ -123,10 +140,30 @@ class FrontThread {
 }
 
 export class FrontThreads {
-  private constructor(private readonly threads: FrontThread[]) {}
+  private constructor(
+    private readonly threads: FrontThread[],
+    o: FrontThreadsOptions,
+  ) {
+    for (const t of threads)
+      t.worker.once('exit', (code) => {
+        if (t.stopping) return;
+        const i = this.threads.indexOf(t);
+        if (i >= 0) this.threads.splice(i, 1);
+        o.publisher.stopped(t.index);
+        o.publisher.detach(t.statePort);
+        t.statePort.close();
+        o.onError(`a front thread stopped unexpectedly (exit code ${code})`);
+        if (this.threads.length === 0) o.onNone();
+      });
+  }
 
   get count(): number {
     return this.threads.length;
+  }
+
+  /** The threads' ids in the kernel (Linux; empty elsewhere). */
+  get threadIds(): number[] {
+    return this.threads.map((t) => t.tid).filter((t): t is number => t !== undefined);
   }
 
   /** Starts `count` threads and waits until each listens; those that cannot are left out. */
@@ -134,15 +171,17 @@ export class FrontThreads {
     const script = workerScript();
     if (!script) {
       o.onError('front threads are off: the worker script is not built (npm run build)');
-      return new FrontThreads([]);
+      return new FrontThreads([], o);
     }
     const started = await Promise.all(
-      Array.from({ length: o.count }, async () => {
+      Array.from({ length: o.count }, async (_, index) => {
         const { port1, port2 } = new MessageChannel();
         const start = o.publisher.attach(port1);
         const data: FrontWorkerData = {
           ...o.front,
           fd: o.fd,
+          index,
+          threads: o.count,
           version: o.publisher.version,
           statePort: port2,
           start,
@@ -150,12 +189,13 @@ export class FrontThreads {
           cacheCodeBytes: CACHE_CODE_BYTES,
         };
         const worker = new Worker(script, { workerData: data, transferList: [port2] });
-        const thread = new FrontThread(worker, port1, o);
+        const thread = new FrontThread(index, worker, port1, o);
         const ok = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
           worker.on('message', (m: FromWorker) => {
             if (m.t !== 'listening' && m.t !== 'failed') return;
             clearTimeout(timer);
+            if (m.t === 'listening') thread.tid = m.tid;
             resolve(m.t === 'listening');
           });
           worker.once('error', (e) => {
@@ -169,7 +209,10 @@ export class FrontThreads {
         return undefined;
       }),
     );
-    return new FrontThreads(started.filter((t): t is FrontThread => t !== undefined));
+    return new FrontThreads(
+      started.filter((t): t is FrontThread => t !== undefined),
+      o,
+    );
   }
 
   /** Stops every thread: each stops accepting, closes its connections and its socket copy. */

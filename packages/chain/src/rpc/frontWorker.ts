@@ -7,6 +7,7 @@
  * A connection the lean front hands off (WebSocket, GET, a refused head, an oversized body, ...)
  * goes on to the main thread's Node HTTP server through a tunnel (tunnelSocket.ts).
  */
+import { readlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
@@ -23,6 +24,11 @@ import { type ReadKey, ReadReplica } from './readReplica.js';
 /** Bodies longer than this hold no read the replica answers: not parsed here. */
 const MAX_LOCAL_BODY = 2048;
 const COPY_TIMEOUT_MS = 30_000;
+/**
+ * The longest a thread over its share of the connections waits, after accepting one, for
+ * another thread to accept the next (a thread that does accept ends the wait at once).
+ */
+const OVER_SHARE_PAUSE_MS = 1;
 
 const port = parentPort as MessagePort;
 const d = workerData as FrontWorkerData;
@@ -49,6 +55,30 @@ function catchUp(): void {
     if (!m) break;
     replica.apply(m.message as StateMessage);
   }
+}
+
+// Spreading the connections. Every front thread waits on the same listening socket and the
+// kernel wakes them all for a new connection: whichever runs first accepts every connection
+// waiting, so a burst (a client opening its pool) can land on one thread and leave the others
+// idle. A thread that holds more than its share of the open connections after an accept stops
+// for a moment in the middle of the burst, so that the others take the next ones (Node cannot
+// stop a thread from accepting, nor move a socket to another thread).
+const OPEN = FrontCounter.Open + d.index;
+function overShare(): boolean {
+  let total = 0;
+  let listening = 0;
+  for (let i = 0; i < d.threads; i++) {
+    // -1: a thread that does not listen (not yet, or no longer).
+    const n = Atomics.load(version, FrontCounter.Open + i);
+    if (n < 0) continue;
+    total += n;
+    listening++;
+  }
+  return listening > 1 && Atomics.load(version, OPEN) > Math.ceil(total / listening);
+}
+/** Waits until another thread accepts a connection (the count moves past `seen`), at most a moment. */
+function pauseAccepting(seen: number): void {
+  Atomics.wait(version, FrontCounter.Accepted, seen, OVER_SHARE_PAUSE_MS);
 }
 
 // Requests forwarded to the main thread, by id.
@@ -218,15 +248,29 @@ async function main(): Promise<void> {
   }
   // As the main thread's HTTP server has them: each direction ends on its own, no Nagle delay.
   (server as Server & { allowHalfOpen: boolean }).allowHalfOpen = true;
+  Atomics.store(version, OPEN, 0);
+  let tid: number | undefined;
+  try {
+    tid = Number(readlinkSync('/proc/thread-self').split('/').pop()) || undefined;
+  } catch {
+    // Not Linux.
+  }
   server.on('connection', (s: Socket) => {
     s.setNoDelay(true);
-    Atomics.add(version, FrontCounter.Accepted, 1);
+    const seen = Atomics.add(version, FrontCounter.Accepted, 1) + 1;
+    // A thread waiting for the others to take a connection (pauseAccepting) goes on.
+    Atomics.notify(version, FrontCounter.Accepted);
+    Atomics.add(version, OPEN, 1);
     sockets.add(s);
-    s.once('close', () => sockets.delete(s));
+    s.once('close', () => {
+      sockets.delete(s);
+      Atomics.sub(version, OPEN, 1);
+    });
     front?.serve(s);
     if (pressured) s.pause();
+    if (overShare()) pauseAccepting(seen);
   });
-  post({ t: 'listening' });
+  post({ t: 'listening', tid });
 }
 
 void main();

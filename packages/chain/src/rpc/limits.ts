@@ -51,14 +51,17 @@ export interface RpcLimits {
    */
   receiptHoldMs: number;
   /**
-   * Front threads: worker threads that accept connections beside the main thread and answer the
-   * common state reads themselves (decision 0330); 0: the main thread alone.
+   * Front threads: worker threads that accept the connections in place of the main thread and
+   * answer the common state reads themselves (decisions 0330, 0400); 0: the main thread alone.
    */
   threads: number;
 }
 
-/** One front thread where there is a second core to run it. */
-export const DEFAULT_RPC_THREADS = availableParallelism() >= 2 ? 1 : 0;
+/**
+ * Two front threads where there are two cores to run them (decision 0400): the main thread then
+ * accepts no connection, so one thread alone would leave a core to the builder only.
+ */
+export const DEFAULT_RPC_THREADS = availableParallelism() >= 2 ? 2 : 0;
 
 export const defaultRpcLimits: RpcLimits = {
   gasCap: DEFAULT_RPC_GAS_CAP,

@@ -18,6 +18,7 @@ import { quantity } from '../primitives/hex.js';
 import type { Methods } from './context.js';
 import {
   FrontCounter,
+  MAX_FRONT_THREADS,
   type ReplicaConstants,
   type ReplicaStart,
   type StateMessage,
@@ -33,7 +34,7 @@ export interface ReplicaSource {
 
 export class ReplicaPublisher {
   /** Shared with every worker: see FrontCounter. */
-  readonly version = new SharedArrayBuffer(4 * 3);
+  readonly version = new SharedArrayBuffer(4 * (FrontCounter.Open + MAX_FRONT_THREADS));
   private readonly counter = new Int32Array(this.version);
   private v = 0;
   private readonly ports = new Set<MessagePort>();
@@ -43,6 +44,8 @@ export class ReplicaPublisher {
   private sealed?: { block: Block; accounts: string[] };
 
   constructor(private readonly src: ReplicaSource) {
+    // No front thread listens yet: their slots of open connections say so (-1).
+    for (let i = 0; i < MAX_FRONT_THREADS; i++) this.counter[FrontCounter.Open + i] = -1;
     this.head = src.head();
     this.pending = src.pendingState();
   }
@@ -57,6 +60,16 @@ export class ReplicaPublisher {
   /** What the front threads counted (their connections, their own answers). */
   count(which: FrontCounter.Accepted | FrontCounter.Answered): number {
     return Atomics.load(this.counter, which) >>> 0;
+  }
+
+  /** The connections front thread `index` holds open now; -1 while it does not listen. */
+  open(index: number): number {
+    return Atomics.load(this.counter, FrontCounter.Open + index);
+  }
+
+  /** Front thread `index` has stopped: its connections are gone and it takes no share. */
+  stopped(index: number): void {
+    Atomics.store(this.counter, FrontCounter.Open + index, -1);
   }
 
   detach(port: MessagePort): void {

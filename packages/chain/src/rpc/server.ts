@@ -56,8 +56,10 @@ function errorBody(code: number, message: string): string {
 
 export interface RpcServer {
   port: number;
-  /** Front threads accepting connections beside the main thread (0: none). */
+  /** Front threads accepting the connections in place of the main thread (0: none). */
   threads: number;
+  /** Their ids in the kernel (Linux): they serve every connection, at the main thread's priority. */
+  threadIds: number[];
   /**
    * Holds new requests on every connection (HTTP and WebSocket; they wait in the socket's
    * buffer) or lets them in again. Responses and pushes still go out. Consumer: the node, while
@@ -300,6 +302,8 @@ export async function startRpcServer(
   // The listening socket's descriptor (internal, stable since Node 0.x; -1 where there is none,
   // as on Windows: one thread then).
   const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  const boundPort = (server.address() as AddressInfo).port;
+  let closing = false;
   const frontThreads =
     threads && threads.count > 0 && typeof fd === 'number' && fd >= 0
       ? await FrontThreads.start({
@@ -330,11 +334,29 @@ export async function startRpcServer(
             toNodeServer(s, rest);
           },
           onError: threads.onError,
+          onNone: () => {
+            if (closing) return;
+            // Nothing accepts connections any more: this thread takes them again.
+            threads.onError('no front thread is left: the main thread accepts connections again');
+            server.once('error', (e) => threads.onError(`could not listen again: ${e.message}`));
+            server.listen(boundPort, host);
+          },
         })
       : undefined;
+  // Once front threads listen, this thread stops accepting: it builds blocks and answers what
+  // they forward, and new connections spread over the front threads only (decision 0400). Its
+  // listening handle alone is closed (the threads' copies keep the socket listening); the HTTP
+  // server stays as it is, for the connections the threads tunnel to it. Internal, as the
+  // descriptor above: net.Server closes the same handle in close().
+  if (frontThreads && frontThreads.count > 0) {
+    const net = server as unknown as { _handle: { close(): void } | null };
+    net._handle?.close();
+    net._handle = null;
+  }
   return {
-    port: (server.address() as AddressInfo).port,
+    port: boundPort,
     threads: frontThreads?.count ?? 0,
+    threadIds: frontThreads?.threadIds ?? [],
     scheduler: { turn: () => queue.turn(), mustYield: () => queue.mustYield() },
     holdInput: (on, nextAt) => {
       queue.hold(on, nextAt);
@@ -342,6 +364,7 @@ export async function startRpcServer(
       pauseOrResume();
     },
     close: async () => {
+      closing = true;
       // The threads first: they stop accepting and close their copies of the socket.
       await frontThreads?.close();
       await new Promise<void>((resolve) => {

@@ -199,10 +199,10 @@ export function addRpcLimitOptions(cmd: Command): Command {
       option(
         '--rpc-threads <n>',
         'WHARF_RPC_THREADS',
-        'worker threads that accept connections beside the main thread and answer state reads (0: none)',
+        'worker threads that accept the connections in place of the main thread and answer state reads (0: none, the main thread accepts)',
         parseThreads,
         DEFAULT_RPC_THREADS,
-        `${DEFAULT_RPC_THREADS} (1 with 2 or more cores)`,
+        `${DEFAULT_RPC_THREADS} (2 with 2 or more cores)`,
       ),
     );
 }
