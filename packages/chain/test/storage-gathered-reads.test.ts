@@ -4,10 +4,12 @@
 // fails every reader it served.
 import fs from 'node:fs';
 import path from 'node:path';
+import { RLP } from '@ethereumjs/rlp';
 import { Account } from '@ethereumjs/util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import { keys } from '../src/storage/keys.js';
+import { encodeReceipt } from '../src/storage/receiptCodec.js';
 import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
 import { tempDir } from './node-helpers.js';
 
@@ -28,7 +30,9 @@ function block1(): BlockWrite {
     hash: b(1),
     number: 1n,
     rlp: Uint8Array.of(0xc0, 1),
-    receipts: Uint8Array.of(0xc1, 1),
+    receipts: RLP.encode([
+      encodeReceipt({ type: 2, status: 1, cumulativeGasUsed: 21000n, bloom: new Uint8Array(256), logs: [] }),
+    ]),
     senders: b(1, 20),
     txHashes: [b(101)],
     accounts: new Map([1, 2, 3].map((n) => [`0x${n}`, { address: addr(n), rlp: account(n) }])),
