@@ -16,18 +16,9 @@
 import type { PathNode } from './pathNodes.js';
 
 /**
- * One version of the node at a path: the block that wrote it, its keccak (latin1: a string of
- * 32 one-byte chars costs less memory than a 32-byte array with its own buffer) and encoding.
- */
-interface Version {
-  block: bigint;
-  hash: string;
-  enc: Uint8Array;
-}
-
-/**
- * What a kept node costs besides its encoding (its key and hash strings, the version object,
- * the view, the map entry; measured ~200 bytes), so that the memory limit is the process's.
+ * What a kept node costs besides its encoding and hash (its key string, the map entries that
+ * find it, its end offset; measured ~150 bytes, counted as 200), so that the memory limit is the
+ * process's.
  */
 const NODE_OVERHEAD = 200;
 
@@ -41,6 +32,108 @@ export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * One block's nodes, packed: encodings one after another in one buffer, their keccaks in
+ * another, and per path the node's index. Nothing per node is an object of its own but the
+ * path's string (shared by every map that names the path): a layer of 6,000 nodes is a few
+ * objects for the garbage collector to trace, not 30,000 (decision 0430).
+ */
+class PackedNodes {
+  /** path -> index of its node here */
+  readonly index = new Map<string, number>();
+  /** Node i's encoding is enc[ends[i - 1] (0 for i = 0) .. ends[i]). */
+  readonly enc: Uint8Array;
+  readonly ends: Uint32Array;
+  /** Node i's keccak is hashes[32 i .. 32 i + 32]. */
+  readonly hashes: Uint8Array;
+  /** Bytes the layer counts against the limit (encodings of the nodes it keeps + overhead). */
+  bytes = 0;
+
+  constructor(
+    readonly block: bigint,
+    nodes: readonly PathNode[],
+  ) {
+    let size = 0;
+    for (const n of nodes) size += n[2].length;
+    // Copied: the encodings given are views into the trie's shared slabs, which also hold every
+    // superseded encoding of the block's flashblocks; kept as they are, each pins its slab
+    // (measured: RSS grew ~10x the nodes kept).
+    this.enc = new Uint8Array(size);
+    this.ends = new Uint32Array(nodes.length);
+    this.hashes = new Uint8Array(32 * nodes.length);
+    let at = 0;
+    for (let i = 0; i < nodes.length; i++) {
+      const [key, hash, shared] = nodes[i];
+      this.enc.set(shared, at);
+      at += shared.length;
+      this.ends[i] = at;
+      this.hashes.set(hash, 32 * i);
+      const k = latin1(key);
+      const was = this.index.get(k);
+      // Listed twice by one block: the later wins, the path counts once.
+      if (was === undefined) this.bytes += shared.length + NODE_OVERHEAD;
+      else this.bytes += shared.length - this.length(was);
+      this.index.set(k, i);
+    }
+  }
+
+  length(i: number): number {
+    return this.ends[i] - (i ? this.ends[i - 1] : 0);
+  }
+
+  /** Node i's encoding (a view), if its keccak is `hash`. */
+  ifHash(i: number, hash: Uint8Array): Uint8Array | undefined {
+    const h = this.hashes;
+    const at = 32 * i;
+    for (let j = 0; j < 32; j++) if (h[at + j] !== hash[j]) return undefined;
+    return this.encoding(i);
+  }
+
+  encoding(i: number): Uint8Array {
+    return this.enc.subarray(i ? this.ends[i - 1] : 0, this.ends[i]);
+  }
+}
+
+/**
+ * The disk layer's unwritten part: per path its newest node, as a reference into the packed
+ * layers merged into it (which it keeps until its flush has landed).
+ */
+class MergedNodes {
+  readonly layers: PackedNodes[] = [];
+  /** path -> layer slot * SLOT + node index (a small integer: no object per entry) */
+  readonly refs = new Map<string, number>();
+  bytes = 0;
+  blocks = 0;
+
+  merge(layer: PackedNodes): void {
+    const slot = this.layers.length;
+    this.layers.push(layer);
+    this.blocks++;
+    for (const [k, i] of layer.index) {
+      const old = this.refs.get(k);
+      this.bytes += layer.length(i) + (old === undefined ? k.length + NODE_OVERHEAD : -this.lengthOf(old));
+      this.refs.set(k, slot * SLOT + i);
+    }
+  }
+
+  private lengthOf(ref: number): number {
+    return this.layers[Math.floor(ref / SLOT)].length(ref % SLOT);
+  }
+
+  find(key: string, hash: Uint8Array): Uint8Array | undefined {
+    const ref = this.refs.get(key);
+    return ref === undefined ? undefined : this.layers[Math.floor(ref / SLOT)].ifHash(ref % SLOT, hash);
+  }
+
+  /** Every path's newest node, as keys and encodings for one batch. */
+  *entries(): Generator<[string, Uint8Array]> {
+    for (const [k, ref] of this.refs) yield [k, this.layers[Math.floor(ref / SLOT)].encoding(ref % SLOT)];
+  }
+}
+
+/** Node indexes per layer in a MergedNodes ref (beyond, refs are still exact, as doubles). */
+const SLOT = 2 ** 22;
 
 /** The nodes a flush writes, and the first block whose nodes are not in them. */
 export interface Flush {
@@ -68,19 +161,17 @@ export interface LayerLimits {
 }
 
 export class PathLayers {
-  /** Per path: the versions the diff layers wrote, oldest first. */
-  private readonly versions = new Map<string, Version[]>();
-  /** The diff layers, oldest first: the block and the paths it wrote. */
-  private layers: { block: bigint; keys: string[]; bytes: number }[] = [];
-  /** Merged out of the diff layers, not yet handed to a flush: path -> newest version. */
-  private buffer = new Map<string, Version>();
-  private bufferBytes = 0;
-  private bufferBlocks = 0;
+  /** The diff layers, oldest first. */
+  private layers: PackedNodes[] = [];
+  /** Per path: how many diff layers hold a node there (a read of any other path skips them). */
+  private readonly inLayers = new Map<string, number>();
+  /** Merged out of the diff layers, not yet handed to a flush. */
+  private buffer = new MergedNodes();
   /** The first block merged into the buffer (the flush's `from`). */
   private bufferFrom: bigint | undefined;
   /** The buffer of the flush in progress: readable until its batch has landed. */
-  private writing: Map<string, Version> | undefined;
-  /** Bytes of node encodings in the diff layers (the memory they take, roughly). */
+  private writing: MergedNodes | undefined;
+  /** Bytes the diff layers count against the limit. */
   private layerBytes = 0;
   /** The newest block merged into the disk layer (buffer included); undefined: none yet. */
   private merged: bigint | undefined;
@@ -103,9 +194,7 @@ export class PathLayers {
 
   /** Bytes of node encodings held in memory (diff layers, buffer, flush in progress). */
   get memoryBytes(): number {
-    let w = 0;
-    if (this.writing) for (const [k, v] of this.writing) w += v.enc.length + k.length + NODE_OVERHEAD;
-    return this.layerBytes + this.bufferBytes + w;
+    return this.layerBytes + this.buffer.bytes + (this.writing?.bytes ?? 0);
   }
 
   /** Starts at a disk layer holding the state of block `merged` (after a restart). */
@@ -115,34 +204,10 @@ export class PathLayers {
 
   /** Adds block `block`'s new nodes as its diff layer; merges the oldest beyond the window. */
   add(block: bigint, nodes: readonly PathNode[]): void {
-    const keys: string[] = [];
-    let bytes = 0;
-    // The encodings are views into the trie's shared slabs, which also hold every superseded
-    // encoding of the block's flashblocks: kept as they are, each pins its slab (measured: RSS
-    // grew ~10x the nodes kept). Copied into one buffer per layer instead.
-    let size = 0;
-    for (const n of nodes) size += n[2].length;
-    const own = new Uint8Array(size);
-    let at = 0;
-    for (const [key, hash, shared] of nodes) {
-      own.set(shared, at);
-      const enc = own.subarray(at, at + shared.length);
-      at += shared.length;
-      const k = latin1(key);
-      const v: Version = { block, hash: latin1(hash), enc };
-      const vs = this.versions.get(k);
-      if (!vs) this.versions.set(k, [v]);
-      else if (vs[vs.length - 1].block === block) {
-        // listed twice by one block: the later wins, the path is in `keys` once
-        bytes += enc.length - vs[vs.length - 1].enc.length;
-        vs[vs.length - 1] = v;
-        continue;
-      } else vs.push(v);
-      keys.push(k);
-      bytes += enc.length + NODE_OVERHEAD;
-    }
-    this.layers.push({ block, keys, bytes });
-    this.layerBytes += bytes;
+    const layer = new PackedNodes(block, nodes);
+    for (const k of layer.index.keys()) this.inLayers.set(k, (this.inLayers.get(k) ?? 0) + 1);
+    this.layers.push(layer);
+    this.layerBytes += layer.bytes;
     while (
       this.layers.length > this.limits.window ||
       (this.layerBytes > this.limits.maxBytes && this.layers.length > 1)
@@ -153,30 +218,33 @@ export class PathLayers {
   private mergeOldest(): void {
     const layer = this.layers.shift()!;
     this.layerBytes -= layer.bytes;
-    for (const k of layer.keys) {
-      const vs = this.versions.get(k)!;
-      const v = vs.shift()!;
-      if (!vs.length) this.versions.delete(k);
-      const old = this.buffer.get(k);
-      this.bufferBytes += v.enc.length + (old ? -old.enc.length : k.length + NODE_OVERHEAD);
-      this.buffer.set(k, v);
-    }
+    this.forget(layer);
+    this.buffer.merge(layer);
     this.bufferFrom ??= layer.block;
-    this.bufferBlocks++;
     this.merged = layer.block;
+  }
+
+  /** The layer's paths are in one diff layer fewer. */
+  private forget(layer: PackedNodes): void {
+    for (const k of layer.index.keys()) {
+      const n = this.inLayers.get(k)! - 1;
+      if (n) this.inLayers.set(k, n);
+      else this.inLayers.delete(k);
+    }
   }
 
   /** The encoding of the node at `key` whose keccak is `hash`, if memory holds that version. */
   find(key: string, hash: Uint8Array): Uint8Array | undefined {
-    const vs = this.versions.get(key);
-    const b = this.buffer.get(key);
-    const w = this.writing?.get(key);
-    if (!vs && !b && !w) return undefined;
-    const h = latin1(hash);
-    if (vs) for (let i = vs.length - 1; i >= 0; i--) if (vs[i].hash === h) return vs[i].enc;
-    if (b?.hash === h) return b.enc;
-    if (w?.hash === h) return w.enc;
-    return undefined;
+    let left = this.inLayers.get(key) ?? 0;
+    for (let l = this.layers.length - 1; left > 0 && l >= 0; l--) {
+      const layer = this.layers[l];
+      const i = layer.index.get(key);
+      if (i === undefined) continue;
+      left--;
+      const enc = layer.ifHash(i, hash);
+      if (enc) return enc;
+    }
+    return this.buffer.find(key, hash) ?? this.writing?.find(key, hash);
   }
 
   /**
@@ -184,21 +252,19 @@ export class PathLayers {
    * stays readable until `flushed()`.
    */
   takeFlush(force = false): Flush | undefined {
-    if (this.writing || !this.buffer.size || this.merged === undefined) return undefined;
-    const due = this.bufferBytes >= this.limits.flushBytes || this.bufferBlocks >= this.limits.flushBlocks;
+    if (this.writing || !this.buffer.refs.size || this.merged === undefined) return undefined;
+    const due = this.buffer.bytes >= this.limits.flushBytes || this.buffer.blocks >= this.limits.flushBlocks;
     if (!due && !force) return undefined;
     const nodes: [Uint8Array, Uint8Array][] = [];
-    for (const [k, v] of this.buffer) nodes.push([fromLatin1(k), v.enc]);
+    for (const [k, enc] of this.buffer.entries()) nodes.push([fromLatin1(k), enc]);
     const flush: Flush = {
       nodes,
       next: this.merged + 1n,
       from: this.bufferFrom ?? this.merged,
-      bytes: this.bufferBytes,
+      bytes: this.buffer.bytes,
     };
     this.writing = this.buffer;
-    this.buffer = new Map();
-    this.bufferBytes = 0;
-    this.bufferBlocks = 0;
+    this.buffer = new MergedNodes();
     this.bufferFrom = undefined;
     return flush;
   }
@@ -217,22 +283,16 @@ export class PathLayers {
     while (this.layers.length && this.layers[this.layers.length - 1].block > block) {
       const layer = this.layers.pop()!;
       this.layerBytes -= layer.bytes;
-      for (const k of layer.keys) {
-        const vs = this.versions.get(k)!;
-        vs.pop();
-        if (!vs.length) this.versions.delete(k);
-      }
+      this.forget(layer);
     }
     return true;
   }
 
   /** Forgets everything (anvil_reset: the database's trie ranges are deleted with it). */
   reset(): void {
-    this.versions.clear();
+    this.inLayers.clear();
     this.layers = [];
-    this.buffer = new Map();
-    this.bufferBytes = 0;
-    this.bufferBlocks = 0;
+    this.buffer = new MergedNodes();
     this.bufferFrom = undefined;
     this.layerBytes = 0;
     this.merged = undefined;
