@@ -393,6 +393,44 @@ describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
   });
 });
 
+describe('/flashblocks with no client connected', () => {
+  it('a client that connects later gets what was pre-confirmed before, rendered as a live client gets it', async () => {
+    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
+    try {
+      // Right after a seal, with no /flashblocks client: a transfer is pre-confirmed.
+      const start = BigInt(await rpc(node.url, 'eth_blockNumber'));
+      await waitFor(async () => BigInt(await rpc(node.url, 'eth_blockNumber')) > start, 5000);
+      const raw = await signTransfer(DEV_KEYS[3], 0);
+      const hash = await rpc(node.url, 'eth_sendRawTransaction', [raw]);
+      await waitFor(
+        async () => (await rpc(node.url, 'eth_getTransactionReceipt', [hash]))?.blockHash === ZERO_HASH,
+      );
+      // Then two clients, one after the other: both get the block so far from index 0, the same
+      // messages, the transfer and its receipt in one of them.
+      const late = await openSocket(`${node.wsUrl}/flashblocks`);
+      const later = await openSocket(`${node.wsUrl}/flashblocks`);
+      try {
+        await waitFor(
+          async () => later.messages.length >= 2 && late.messages.length >= later.messages.length,
+        );
+        const ofBlock = (m: any[]) => m.filter((x) => x.payload_id === m[0].payload_id);
+        const first = ofBlock(late.messages);
+        expect(first.map((m) => m.index)).toEqual(first.map((_, i) => i));
+        expect(ofBlock(later.messages)).toEqual(first.slice(0, ofBlock(later.messages).length));
+        const carrying = first.find((m) => m.diff.transactions.includes(raw));
+        expect(carrying, 'the flashblock carrying the transfer').toBeDefined();
+        expect(carrying.metadata.receipts[hash]).toMatchObject({ Eip1559: { status: '0x1' } });
+        expect(carrying.metadata.new_account_balances[TO]).toBe('0x38d7ea4c68000');
+      } finally {
+        late.ws.close();
+        later.ws.close();
+      }
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
 describe('a pool holding more than a block takes', () => {
   it('a flashblock fills the block up to its gas limit, counting the gas used, not the limits', async () => {
     // Room for 10 transfers of 21,000 gas; each says 60,000, so 3 fit by their limits and 8 by

@@ -126,9 +126,14 @@ export class FlashblocksStream {
 
   /** `maxBuffered`: bytes waiting on a socket past which its reader is dropped (--rpc-ws-max-buffer). */
   constructor(private readonly maxBuffered = 16 * 1024 * 1024) {}
-  /** The current block's messages, index 0 first (what a new client is sent on connect). */
-  private current: { text: string; br?: Buffer }[] = [];
-  /** Each flashblock's message, rendered once: ahead of its deadline (`prepare`) or when shown. */
+  /** The current block's flashblocks, index 0 first (what a new client is sent on connect). */
+  private current: PendingSnapshot[] = [];
+  /**
+   * Each flashblock's message, rendered once: ahead of its deadline (`prepare`) or when shown, if
+   * a client is connected; else when one connects. With no client the node renders nothing: a
+   * message carries every transaction and receipt of its flashblock, main-thread work per
+   * transaction that nobody reads (docs/decisions/0411-flashblock-messages-rendered-for-a-reader.md).
+   */
   private readonly rendered = new WeakMap<PendingSnapshot, { text: string; br?: Buffer }>();
 
   /**
@@ -136,15 +141,20 @@ export class FlashblocksStream {
    * message takes a few milliseconds to render, which every client would otherwise see as lateness.
    */
   prepare(s: PendingSnapshot): void {
-    this.message(s);
+    if (this.hasClients()) this.message(s);
   }
 
   publish(s: PendingSnapshot): void {
-    const msg = this.message(s);
     if (s.index === 0) this.current = [];
-    this.current.push(msg);
+    this.current.push(s);
+    if (!this.hasClients()) return;
+    const msg = this.message(s);
     for (const ws of this.sockets) sendOrDrop(ws, msg.text, this.maxBuffered);
     for (const ws of this.brotliSockets) sendOrDrop(ws, compressed(msg), this.maxBuffered);
+  }
+
+  private hasClients(): boolean {
+    return this.sockets.size > 0 || this.brotliSockets.size > 0;
   }
 
   private message(s: PendingSnapshot): { text: string; br?: Buffer } {
@@ -160,7 +170,10 @@ export class FlashblocksStream {
   attach(ws: WebSocket, opts: StreamOptions = { brotli: false }): void {
     const set = opts.brotli ? this.brotliSockets : this.sockets;
     set.add(ws);
-    for (const m of this.current) ws.send(opts.brotli ? compressed(m) : m.text);
+    for (const snapshot of this.current) {
+      const m = this.message(snapshot);
+      ws.send(opts.brotli ? compressed(m) : m.text);
+    }
     ws.on('close', () => set.delete(ws));
     ws.on('error', () => ws.terminate());
     // A read-only stream: anything the client sends is ignored.
