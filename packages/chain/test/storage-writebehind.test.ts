@@ -3,12 +3,14 @@
 // every later one instead of leaving a gap.
 import fs from 'node:fs';
 import path from 'node:path';
+import { RLP } from '@ethereumjs/rlp';
 import { Account } from '@ethereumjs/util';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import { accountFromFlat } from '../src/storage/flatAccount.js';
 import { keys } from '../src/storage/keys.js';
+import { decodeReceiptList, encodeReceipt } from '../src/storage/receiptCodec.js';
 import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
 import { tempDir } from './node-helpers.js';
 
@@ -50,6 +52,9 @@ const u = (x: Uint8Array | undefined) => (x === undefined ? undefined : Uint8Arr
 const loc = (x: { blockHash: Uint8Array; index: number } | undefined) =>
   x && { ...x, blockHash: u(x.blockHash) };
 const addr = b(0xaa, 20);
+/** Block n's one receipt, as consensus encodes it. */
+const receipt = (n: number) =>
+  encodeReceipt({ type: 2, status: 1, cumulativeGasUsed: BigInt(n), bloom: new Uint8Array(256), logs: [] });
 /** An account's trie RLP (nonce n). */
 const account = (n: number) => new Account(BigInt(n), 1000n).serialize();
 /** A trie node of block n (any bytes: a path store checks only that its keccak matches). */
@@ -66,7 +71,7 @@ function block(n: number, extra: Partial<BlockWrite> = {}): BlockWrite {
     hash: b(n),
     number: BigInt(n),
     rlp: Uint8Array.of(0xc0, n),
-    receipts: Uint8Array.of(0xc1, n),
+    receipts: RLP.encode([receipt(n)]),
     senders: b(n, 20),
     txHashes: [b(100 + n)],
     accounts: new Map([['0xaa', { address: addr, rlp: account(n) }]]),
@@ -143,7 +148,8 @@ describe('ChainStore write-behind', () => {
       expect(await s.get(keys.storage(addr, b(2)))).toBeUndefined();
       expect(u(await s.get(keys.code(b(50))))).toEqual(Uint8Array.of(0x60, 0x00));
       expect(u(await s.get(keys.block(b(1))))).toEqual(Uint8Array.of(0xc0, 1));
-      expect(u(await s.get(keys.receipts(b(2))))).toEqual(Uint8Array.of(0xc1, 2));
+      // The overlay holds the consensus encodings, the disk the compact ones: read back alike.
+      expect(decodeReceiptList((await s.get(keys.receipts(b(2))))!)).toEqual([receipt(2)]);
       expect(u(await s.get(keys.senders(b(2))))).toEqual(b(2, 20));
       expect(loc(await s.txLocation(b(112)))).toEqual({ blockHash: b(1), index: 1 });
       expect(u(await s.hashByNumber(1n))).toEqual(b(1));
@@ -158,6 +164,9 @@ describe('ChainStore write-behind', () => {
     await store.close();
     const again = await ChainStore.open(dir);
     await expected(again);
+    // On disk the values are the compact ones (decisions 0421, 0422): no bloom, a slim account.
+    expect((await again.get(keys.receipts(b(2))))!.length).toBeLessThan(receipt(2).length - 256);
+    expect((await again.get(keys.account(addr)))!.length).toBeLessThan(account(41).length - 60);
     // On disk, the forward diff that rebuilds block 2's trie nodes at start (rebuildLayers.ts).
     const d = await again.stateDiffOf(2n);
     expect(d?.accounts.map((a) => [u(a.address), a.rlp])).toEqual([[gone, null]]);

@@ -5,13 +5,13 @@
  * behind it (storage/chainStore.ts) and `durable` says when.
  */
 import type { Block } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
 import { concat, hexToBytes } from '../primitives/hex.js';
 import type { JournaledState, StateDiff } from '../state/journaledState.js';
 import { encodeAccount } from '../state/accountCodec.js';
 import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { BlockWrite } from '../storage/chainStore.js';
-import { encodeReceiptList } from '../storage/receiptCodec.js';
 import type { ChainContext } from './chainContext.js';
 
 export interface ExecutedBlock {
@@ -44,7 +44,9 @@ export async function commitBlock(
     hash: block.hash(),
     number: block.header.number,
     rlp: executed.rlp ?? block.serialize(),
-    receipts: encodeReceiptList(executed.receipts),
+    // As consensus encodes them (readable as they are); the store cuts the blooms out when it
+    // fills the batch, off this path (decision 0421).
+    receipts: RLP.encode(executed.receipts),
     senders: concat(...executed.senders),
     txHashes: executed.txHashes ?? block.transactions.map((t) => t.hash()),
     accounts: new Map(),

@@ -27,6 +27,7 @@ import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
 import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
+import { compactReceiptList } from './receiptCodec.js';
 import { decodeTxPosition, encodeTxPosition } from './txIndex.js';
 import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import type { PathNode } from './pathNodes.js';
@@ -434,15 +435,11 @@ export class ChainStore {
     return out;
   }
 
-  /** Counts what a block writes (`written`). */
-  private count(w: BlockWrite, ops: Op[]): void {
-    this.written.blocks++;
-    this.written.stateDiffBytes += stateDiffBytes(w);
-    for (const op of ops) {
-      const n = op.key.length + (op.type === 'put' ? op.value.length : 0);
-      this.written.batchBytes += n;
-      if (BLOCK_PREFIXES.has(op.key[0])) this.written.blockBytes += n;
-    }
+  /** Counts an operation of a block's batch as written (`written`). */
+  private count(key: Bytes, value: Bytes | undefined): void {
+    const n = key.length + (value?.length ?? 0);
+    this.written.batchBytes += n;
+    if (BLOCK_PREFIXES.has(key[0])) this.written.blockBytes += n;
   }
 
   /**
@@ -461,7 +458,8 @@ export class ChainStore {
       if (w.number > 0n) this.layers.startAt(w.number - 1n);
       ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
     }
-    this.count(w, ops);
+    this.written.blocks++;
+    this.written.stateDiffBytes += stateDiffBytes(w);
     this.layers.add(w.number, w.nodes);
     const overlay: [string, Bytes | null][] = ops.map((op) => [
       overlayKey(op.key),
@@ -492,8 +490,16 @@ export class ChainStore {
         for (let i = 0; i < ops.length; i++) {
           if (i % BATCH_SLICE === 0) await nextTurn();
           const op = ops[i];
-          if (op.type === 'put') batch.put(op.key, op.value);
-          else batch.del(op.key);
+          if (op.type === 'del') {
+            batch.del(op.key);
+            this.count(op.key, undefined);
+            continue;
+          }
+          // The overlay holds the values as the seal made them (readers take both forms); the
+          // batch the compact ones, made here, off the seal's path (decisions 0421, 0422).
+          const value = stored(op.key, op.value);
+          batch.put(op.key, value);
+          this.count(op.key, value);
         }
         await batch.write({ sync: true } as never);
       } catch (e) {
@@ -598,6 +604,19 @@ function stateDiffBytes(w: BlockWrite): number {
   return n;
 }
 
+const ACCOUNT = 'a'.charCodeAt(0);
+const RECEIPTS = 'r'.charCodeAt(0);
+
+/**
+ * A value of a block's batch as the database keeps it: an account slim (flatAccount.ts), a
+ * block's receipts without their blooms (receiptCodec.ts); anything else as it is.
+ */
+function stored(key: Bytes, value: Bytes): Bytes {
+  if (key[0] === ACCOUNT && value.length) return slimAccount(value);
+  if (key[0] === RECEIPTS) return compactReceiptList(value);
+  return value;
+}
+
 /** A block's batch, except the deletions of cleared storage (read from disk when it is written). */
 function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   const gone = (key: Bytes): Op =>
@@ -610,7 +629,7 @@ function blockOps(w: BlockWrite, tombstones: boolean): Op[] {
   }
   for (const a of w.accounts.values()) {
     const key = keys.account(a.address);
-    ops.push(a.rlp ? { type: 'put', key, value: slimAccount(a.rlp) } : gone(key));
+    ops.push(a.rlp ? { type: 'put', key, value: a.rlp } : gone(key));
   }
   ops.push({ type: 'put', key: keys.block(w.hash), value: w.rlp });
   ops.push({ type: 'put', key: keys.receipts(w.hash), value: w.receipts });

@@ -90,6 +90,14 @@ export function encodeReceiptList(receipts: Uint8Array[]): Uint8Array {
   return RLP.encode(receipts.map(withoutBloom));
 }
 
+/**
+ * A block's receipts as the seal hands them to the store (the consensus encodings, one RLP
+ * list: readable as they are) made compact for the batch (ChainStore, off the seal's path).
+ */
+export function compactReceiptList(list: Uint8Array): Uint8Array {
+  return encodeReceiptList(RLP.decode(list) as Uint8Array[]);
+}
+
 /** What encodeReceiptList stored (or the full encodings stored before decision 0421), as consensus encodings. */
 export function decodeReceiptList(list: Uint8Array): Uint8Array[] {
   return (RLP.decode(list) as Uint8Array[]).map((r) =>
