@@ -67,23 +67,35 @@ describe('ReadReplica', () => {
       key: { view: 'latest', address: A, field: 'slot', slot: '1'.padStart(64, '0') },
     });
     if (first.kind !== 'fill') return;
-    // Read before a change this replica has applied: not kept.
-    r.apply({ v: 6, head: '0x10', clearPending: true });
+    // Read before a change to its view that this replica has applied: not kept.
+    r.apply({ v: 6, head: '0x10', accounts: ['0x00000000000000000000000000000000000000aa'] });
     r.fill(first.key, '0x2a', 5);
     expect(r.plan(req('eth_getStorageAt', [A, '0x01'])).kind).toBe('fill');
-    // Read at the version applied: kept, whatever spelling of the same slot asks next.
+    // Read before a change to the other view only (a flashblock: pending): kept.
+    const pending = r.plan(req('eth_getBalance', [A, 'pending']));
+    expect(pending.kind).toBe('fill');
+    if (pending.kind !== 'fill') return;
+    r.apply({ v: 7, head: '0x10', clearPending: true });
+    r.fill(pending.key, '0x5', 6);
+    expect(r.plan(req('eth_getBalance', [A, 'pending'])).kind).toBe('fill');
     r.fill(first.key, '0x2a', 6);
+    expect(r.plan(req('eth_getStorageAt', [A, '0x01'], 8))).toEqual({
+      kind: 'answer',
+      text: '{"jsonrpc":"2.0","id":8,"result":"0x2a"}',
+    });
+    // Read at the version applied: kept, whatever spelling of the same slot asks next.
+    r.fill(first.key, '0x2a', 7);
     expect(r.plan(req('eth_getStorageAt', [A, '0x01'], 9))).toEqual({
       kind: 'answer',
       text: '{"jsonrpc":"2.0","id":9,"result":"0x2a"}',
     });
     // A sealed block that changed the account: dropped; the head moves.
-    r.apply({ v: 7, head: '0x11', accounts: [A] });
+    r.apply({ v: 8, head: '0x11', accounts: [A] });
     expect(r.plan(req('eth_getStorageAt', [A, '0x1'])).kind).toBe('fill');
     expect(r.plan(req('eth_getStorageAt', [A, '0x1', '0x10'])).kind).toBe('forward');
     // Messages out of order are not applied.
-    expect(r.apply({ v: 9, head: '0x12' })).toBe(false);
-    expect(r.applied).toBe(7);
+    expect(r.apply({ v: 10, head: '0x12' })).toBe(false);
+    expect(r.applied).toBe(8);
   });
 
   it('starts over when a view holds as many values as it may', () => {

@@ -60,6 +60,12 @@ function answer(id: unknown, result: string): Plan {
 export class ReadReplica {
   /** The last state message applied. */
   applied: number;
+  /**
+   * Per view, the last state message applied that dropped any of its values: an answer read
+   * before it may not show that change. A message that changes one view alone (every
+   * flashblock changes `pending` only) leaves what was read at the other one good.
+   */
+  private readonly changedAt: Record<View, number>;
   private head: string;
   private constants: ReplicaConstants;
   private readonly views: Record<View, Map<string, Account>> = { latest: new Map(), pending: new Map() };
@@ -74,6 +80,7 @@ export class ReadReplica {
     private readonly maxCodeBytes: number,
   ) {
     this.applied = start.v;
+    this.changedAt = { latest: start.v, pending: start.v };
     this.head = start.head;
     this.constants = start.constants;
   }
@@ -84,6 +91,8 @@ export class ReadReplica {
     this.applied = m.v;
     this.head = m.head;
     if (m.constants) this.constants = m.constants;
+    if (m.clearLatest || m.accounts) this.changedAt.latest = m.v;
+    if (m.clearPending) this.changedAt.pending = m.v;
     if (m.clearLatest) this.clear('latest');
     else if (m.accounts) {
       const latest = this.views.latest;
@@ -156,11 +165,12 @@ export class ReadReplica {
   }
 
   /**
-   * Keeps a value the main thread answered, read at state version `v`: only if no change after
-   * `v` has been applied here (one that has would not drop it again).
+   * Keeps a value the main thread answered, read at state version `v`: only if no change to its
+   * view after `v` has been applied here (one that has would not drop it again; those not yet
+   * applied will).
    */
   fill(k: ReadKey, value: string, v: number): void {
-    if (v < this.applied) return;
+    if (v < this.changedAt[k.view]) return;
     const size = this.sizes[k.view];
     const code = k.field === 'code' ? value.length : 0;
     if (size.entries >= this.maxEntries || size.codeBytes + code > this.maxCodeBytes) {
