@@ -296,6 +296,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
   written(
+    'wharf_leveldb_reads_total',
+    'LevelDB getMany calls of the chain store: the reads asked for in one turn share one (decision 0431).',
+    () => ctx.store.reads,
+  );
+  written(
     'wharf_flashblock_journal_bytes_total',
     'Bytes of the records appended to the flashblock journal (its share of the disk writes).',
     () => journal?.bytesWritten ?? 0,
