@@ -3,12 +3,15 @@
  * with front threads up, the main thread accepts no connection, and a pool of keep-alive
  * connections opened at once (what wrk, viem or a load balancer does) lands on every front
  * thread, not on whichever woke first. Reads on all of them answer, and agree, while blocks are
- * sealed. The worker runs the built package (dist/): `npm run build` first.
+ * sealed. Front threads that stop unexpectedly leave the main thread accepting again. The worker
+ * runs the built package (dist/): `npm run build` first.
  */
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRpcLimits } from '../src/rpc/limits.js';
-import { rpc, startTestNode, type TestNode } from './node-helpers.js';
+import { rpc, startTestNode, type TestNode, waitFor } from './node-helpers.js';
 
 const ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const CONNECTIONS = 64;
@@ -128,6 +131,44 @@ describe('connections on the front threads', () => {
         expect(JSON.parse(a).result).toBe('0x2a');
     } finally {
       for (const c of clients) c.close();
+    }
+  });
+});
+
+describe('front threads that stop unexpectedly', () => {
+  it('leave the node serving: the main thread accepts again once none is left', async () => {
+    // The front threads' Worker objects, caught as the node starts them.
+    const threads = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof Worker };
+    const Original = threads.Worker;
+    const fronts: Worker[] = [];
+    threads.Worker = class extends Original {
+      constructor(file: string | URL, options?: WorkerOptions) {
+        super(file, options);
+        if (String(file).endsWith('frontWorker.js')) fronts.push(this);
+      }
+    };
+    syncBuiltinESMExports();
+    let node: TestNode | undefined;
+    try {
+      node = await startTestNode({ limits: { ...defaultRpcLimits, threads: 2 } });
+    } finally {
+      threads.Worker = Original;
+      syncBuiltinESMExports();
+    }
+    try {
+      expect(fronts).toHaveLength(2);
+      const port = Number(new URL(node.url).port);
+      expect((await openByThread(port)).filter((n) => n !== undefined)).toHaveLength(2);
+      await Promise.all(fronts.map((w) => w.terminate()));
+      // New connections are accepted and answered; no front thread is listed any more.
+      await waitFor(async () => (await rpc(node!.url, 'eth_chainId').catch(() => undefined)) === '0x7a69');
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => rpc(node!.url, 'eth_getBalance', [ACCOUNT])),
+      );
+      for (const a of answers) expect(a).toMatch(/^0x[0-9a-f]+$/);
+      expect(await openByThread(port)).toEqual([]);
+    } finally {
+      await node.stop();
     }
   });
 });
