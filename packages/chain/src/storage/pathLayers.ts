@@ -82,6 +82,11 @@ class PackedNodes {
     return this.ends[i] - (i ? this.ends[i - 1] : 0);
   }
 
+  /** The length of the node this layer keeps at path `k` (one it holds). */
+  lengthOf(k: string): number {
+    return this.length(this.index.get(k)!);
+  }
+
   /** Node i's encoding (a view), if its keccak is `hash`. */
   ifHash(i: number, hash: Uint8Array): Uint8Array | undefined {
     const h = this.hashes;
@@ -96,12 +101,12 @@ class PackedNodes {
 }
 
 /**
- * The disk layer's unwritten part: per path its newest node, as a reference into the packed
- * layers merged into it (which it keeps until its flush has landed).
+ * The disk layer's unwritten part: per path its newest node, named by the merged layer that
+ * holds it (which it keeps until its flush has landed; the layer's own index finds the node).
  */
 class MergedNodes {
   readonly layers: PackedNodes[] = [];
-  /** path -> layer slot * SLOT + node index (a small integer: no object per entry) */
+  /** path -> slot in `layers` of the newest layer with a node there (a small integer: no object) */
   readonly refs = new Map<string, number>();
   bytes = 0;
   blocks = 0;
@@ -112,28 +117,27 @@ class MergedNodes {
     this.blocks++;
     for (const [k, i] of layer.index) {
       const old = this.refs.get(k);
-      this.bytes += layer.length(i) + (old === undefined ? k.length + NODE_OVERHEAD : -this.lengthOf(old));
-      this.refs.set(k, slot * SLOT + i);
+      this.bytes +=
+        layer.length(i) + (old === undefined ? k.length + NODE_OVERHEAD : -this.layers[old].lengthOf(k));
+      this.refs.set(k, slot);
     }
   }
 
-  private lengthOf(ref: number): number {
-    return this.layers[Math.floor(ref / SLOT)].length(ref % SLOT);
-  }
-
   find(key: string, hash: Uint8Array): Uint8Array | undefined {
-    const ref = this.refs.get(key);
-    return ref === undefined ? undefined : this.layers[Math.floor(ref / SLOT)].ifHash(ref % SLOT, hash);
+    const slot = this.refs.get(key);
+    if (slot === undefined) return undefined;
+    const layer = this.layers[slot];
+    return layer.ifHash(layer.index.get(key)!, hash);
   }
 
   /** Every path's newest node, as keys and encodings for one batch. */
   *entries(): Generator<[string, Uint8Array]> {
-    for (const [k, ref] of this.refs) yield [k, this.layers[Math.floor(ref / SLOT)].encoding(ref % SLOT)];
+    for (const [k, slot] of this.refs) {
+      const layer = this.layers[slot];
+      yield [k, layer.encoding(layer.index.get(k)!)];
+    }
   }
 }
-
-/** Node indexes per layer in a MergedNodes ref (beyond, refs are still exact, as doubles). */
-const SLOT = 2 ** 22;
 
 /** The nodes a flush writes, and the first block whose nodes are not in them. */
 export interface Flush {
