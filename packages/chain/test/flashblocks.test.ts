@@ -10,10 +10,8 @@ import pino from 'pino';
 import { keccak256, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { FlashblockJournal } from '../src/builder/flashblockJournal.js';
 import { causeOf, lateFlashblockLogger } from '../src/builder/lateFlashblocks.js';
-import { PendingBlock } from '../src/builder/pendingBlock.js';
 import { FlashblockSchedule } from '../src/builder/schedule.js';
 import {
   DEV_KEYS,
@@ -25,62 +23,7 @@ import {
   tempDir,
   waitFor,
 } from './node-helpers.js';
-
-const ZERO_HASH = `0x${'0'.repeat(64)}`;
-const TO = '0x00000000000000000000000000000000000f1a54';
-const chain = {
-  id: 31337,
-  name: 'wharf',
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  rpcUrls: { default: { http: ['http://127.0.0.1'] } },
-} as const;
-
-async function signTransfer(
-  key: (typeof DEV_KEYS)[number],
-  nonce: number,
-  to: `0x${string}` = TO,
-): Promise<`0x${string}`> {
-  return privateKeyToAccount(key).signTransaction({
-    to,
-    value: parseEther('0.001'),
-    nonce,
-    gas: 21000n,
-    maxFeePerGas: 10_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-    chainId: chain.id,
-    type: 'eip1559',
-  });
-}
-
-/** Sends these transactions in one JSON-RPC batch (so they are pooled together); all are accepted. */
-async function sendAllAtOnce(url: string, raws: string[]): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(
-      raws.map((r, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [r] })),
-    ),
-  });
-  expect(((await res.json()) as any[]).every((r: any) => typeof r.result === 'string')).toBe(true);
-}
-
-/** A WebSocket and every message it got, each with when it arrived (from the first one on). */
-function openSocket(
-  url: string,
-): Promise<{ ws: WebSocket; messages: any[]; arrivedAt: (m: unknown) => number | undefined }> {
-  const ws = new WebSocket(url);
-  const messages: any[] = [];
-  const arrivals: number[] = [];
-  ws.on('message', (d) => {
-    arrivals.push(Date.now());
-    messages.push(JSON.parse(d.toString()));
-  });
-  const arrivedAt = (m: unknown) => arrivals[messages.indexOf(m)];
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve({ ws, messages, arrivedAt }));
-    ws.once('error', reject);
-  });
-}
+import { chain, openSocket, sendAllAtOnce, signTransfer, TO, ZERO_HASH } from './flashblocks-support.js';
 
 describe('flashblocks (in process, 2 s blocks, 200 ms flashblocks)', () => {
   let node: TestNode;
@@ -470,82 +413,6 @@ describe('a pool holding more than a block takes', () => {
         .filter((t: string) => ours.has(t));
       expect(inBlock).toHaveLength(8);
     } finally {
-      stream.ws.close();
-      await node.stop();
-    }
-  });
-});
-
-describe('a flashblock with more to execute than it has time for', () => {
-  it('is shown on time with what it reached; the rest comes in the next ones, in order, each once', async () => {
-    // Execution made slow (2 ms a transfer): 240 transfers sent at once take over two intervals.
-    // Signed before the node starts: signing 240 here, on the node's event loop, held its
-    // flashblocks back by a second under load, and the burst then met them catching up.
-    const raws: string[] = [];
-    for (const key of DEV_KEYS)
-      for (let nonce = 0; nonce < 60; nonce++) raws.push(await signTransfer(key, nonce));
-    const original = PendingBlock.prototype.add;
-    const add = vi.spyOn(PendingBlock.prototype, 'add').mockImplementation(async function (
-      this: PendingBlock,
-      ...args
-    ) {
-      const until = performance.now() + 2;
-      while (performance.now() < until);
-      return original.apply(this, args);
-    });
-    const node = await startTestNode({ blockTime: 2, flashblockInterval: 200 });
-    const stream = await openSocket(`${node.wsUrl}/flashblocks`);
-    try {
-      // Into a builder in its stride (a few flashblocks shown on time), not one just started.
-      await waitFor(async () => (stream.messages.length >= 3 ? true : undefined), 10_000);
-      await sendAllAtOnce(node.url, raws);
-      const acceptedAt = Date.now();
-      const order = new Map(raws.map((r, i) => [r, i]));
-      const carrying = () =>
-        stream.messages.filter((m) => m.diff.transactions.some((t: string) => order.has(t)));
-      const shown = () => carrying().flatMap((m) => m.diff.transactions.filter((t: string) => order.has(t)));
-      await waitFor(async () => (shown().length >= raws.length ? true : undefined), 15_000);
-
-      // Each exactly once, each sender's in nonce order.
-      expect(new Set(shown()).size).toBe(raws.length);
-      expect(shown()).toHaveLength(raws.length);
-      for (let k = 0; k < DEV_KEYS.length; k++) {
-        const mine = shown()
-          .map((t: string) => order.get(t)!)
-          .filter((i: number) => Math.floor(i / 60) === k);
-        expect(mine).toEqual([...mine].sort((a, b) => a - b));
-      }
-      // The first flashblock to carry them stopped at its time and was shown on time (executing
-      // everything still waiting, it was shown hundreds of milliseconds late); the one after a
-      // flashblock that left some takes them all, late if need be: none is left twice. A
-      // flashblock shown over 60 ms (its greatest lead) after they were all pooled started after
-      // that: the transfers are all in by the second such one.
-      const fbs = carrying();
-      expect(fbs.length).toBeGreaterThan(1);
-      const first = stream.messages.indexOf(fbs[0]);
-      if (fbs[0].index !== 0) {
-        const gap = stream.arrivedAt(fbs[0])! - stream.arrivedAt(stream.messages[first - 1])!;
-        expect(gap, 'the first flashblock carrying them, after the one before').toBeLessThan(300);
-      }
-      const startedAfter = stream.messages
-        .slice(0, stream.messages.indexOf(fbs.at(-1)) + 1)
-        .filter((m) => m.index !== 0 && stream.arrivedAt(m)! > acceptedAt + 60);
-      expect(startedAfter.length, 'flashblocks that started after all were pooled').toBeLessThanOrEqual(2);
-      // And sealed as shown: every one in a block, once.
-      const last = raws.at(-1)!;
-      const receipt = await waitFor(async () => {
-        const r = await rpc(node.url, 'eth_getTransactionReceipt', [keccak256(last as `0x${string}`)]);
-        return r?.blockHash && r.blockHash !== ZERO_HASH ? r : undefined;
-      }, 5000);
-      const hashes = new Set(raws.map((r) => keccak256(r as `0x${string}`)));
-      let sealed = 0;
-      for (let n = 1n; n <= BigInt(receipt.blockNumber); n++) {
-        const b = await rpc(node.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
-        sealed += b.transactions.filter((h: `0x${string}`) => hashes.has(h)).length;
-      }
-      expect(sealed).toBe(raws.length);
-    } finally {
-      add.mockRestore();
       stream.ws.close();
       await node.stop();
     }
