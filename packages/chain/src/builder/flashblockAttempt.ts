@@ -135,7 +135,7 @@ export async function attemptFlashblock(
       if (timing.showAt > built) {
         d.events.emit('built', snapshot);
         const ready = now();
-        if (timing.showAt > ready) await waitToShow(d, timing.showAt - ready, timing.showAt);
+        if (timing.showAt > ready) await sleep(timing.showAt - ready);
       }
     }
     d.metrics.flashblockBuild.observe((built - started - letInMs) / 1000);
@@ -172,21 +172,4 @@ export async function attemptFlashblock(
   const pool = d.pool();
   if (pool) await pool.onIncluded(done);
   return { kind: 'published', snapshot, txs: done };
-}
-
-/**
- * A flashblock built before its time waits for it with RPC input let in: the event loop has
- * nothing else to do, and holding input for the whole wait (up to the schedule's lead, 20-50 ms
- * of every 200 under a burst of submissions) stopped ingestion for nothing. No request starts in
- * the request queue's quiet moments before `showAt` (its `nextAt`), and input is held again
- * for the show and what follows it (docs/decisions/0410-input-flows-while-a-flashblock-waits-to-be-shown.md).
- */
-async function waitToShow(d: FlashblockAttemptDeps, ms: number, showAt: number): Promise<void> {
-  const letIn = ms >= LET_IN_MIN_MS && d.letInputIn !== undefined && d.holdInput !== undefined;
-  if (letIn) d.letInputIn!(showAt);
-  try {
-    await sleep(ms);
-  } finally {
-    if (letIn) d.holdInput!();
-  }
 }
