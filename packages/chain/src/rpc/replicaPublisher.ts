@@ -105,10 +105,6 @@ export class ReplicaPublisher {
     this.pending = pending;
     this.sealed = undefined;
     this.v = m.v;
-    if (this.ports.size === 0) {
-      Atomics.store(this.counter, FrontCounter.Version, this.v);
-      return this.v;
-    }
     for (const p of this.ports) p.postMessage(m);
     // After the posts: a worker that sees this version finds every message up to it.
     Atomics.store(this.counter, FrontCounter.Version, this.v);
