@@ -55,6 +55,29 @@ describe('FlashblockSchedule', () => {
     expect(s.stagingStopsAt(200, 100)).toBe(175);
   });
 
+  it('expects the 90th percentile of recent finishes: one stall does not hold the stop early for 50 flashblocks', () => {
+    const s = schedule();
+    for (let i = 0; i < 50; i++) s.recordBuild(30, i === 10 ? 60 : 5, 200);
+    // The longest (60 ms) would stop 70 ms early; the 90th percentile is 5 ms.
+    expect(s.finishOf(200)).toBe(5);
+    expect(s.stagingStopsAt(200, 100, 200)).toBe(185);
+    // Finishes that have just risen count at once (the median of the last five).
+    for (let i = 0; i < 3; i++) s.recordBuild(60, 40, 200);
+    expect(s.stagingStopsAt(200, 100, 200)).toBe(150);
+  });
+
+  it('expects a flashblock with many more transactions than recent ones to take longer to finish', () => {
+    const s = schedule();
+    // Quiet: one transfer per flashblock, 2 ms to finish (counted as 20 transactions' worth).
+    for (let i = 0; i < 50; i++) s.recordBuild(10, 2, 1);
+    expect(s.stagingStopsAt(200, 100, 1)).toBe(188);
+    // A burst of 240: 0.1 ms each, 24 ms, and the stop 10 ms before that.
+    expect(s.finishOf(240)).toBeCloseTo(24);
+    expect(s.stagingStopsAt(200, 100, 240)).toBe(166);
+    // Never before it has staged 12 ms.
+    expect(s.stagingStopsAt(200, 180, 240)).toBe(192);
+  });
+
   it('keeps deadlines on the grid after a seal unless more than an interval behind', () => {
     const s = schedule();
     s.startBlock(0);

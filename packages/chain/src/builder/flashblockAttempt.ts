@@ -72,10 +72,13 @@ export async function attemptFlashblock(
   const started = now();
   // A flashblock shown at a deadline stages what time allows, and whatever the one before left
   // to it: no transaction is left twice, and a builder that falls behind still catches up.
-  const own = stager.forFlashblock(
-    timing ? d.schedule.stagingStopsAt(timing.showAt, started) : Number.POSITIVE_INFINITY,
-  );
+  // Its stop allows for the finish its transactions need, as far as they are known: those the
+  // staging passes staged, then again after each staging of its own (it only comes earlier).
+  const stopFor = (txs: number) =>
+    timing ? d.schedule.stagingStopsAt(timing.showAt, started, txs) : Number.POSITIVE_INFINITY;
+  const own = stager.forFlashblock(stopFor(stager.staged.length));
   let stagedHere = await stager.stage(limit - stager.staged.length, own);
+  own.stopAt = Math.min(own.stopAt, stopFor(stager.staged.length));
   // What arrives before the staging stop still makes this flashblock (decision 0310): the cut-off
   // for a transaction is the stop, not the timer, which fires a lead earlier for builds under load.
   let letInMs = 0;
@@ -94,6 +97,7 @@ export async function attemptFlashblock(
         await sleep(Math.max(0, Math.min(LET_IN_BATCH_MS, own.stopAt - now() - 1)));
         if (now() >= own.stopAt) break;
         stagedHere += await stager.stage(limit - stager.staged.length, arrivals);
+        own.stopAt = arrivals.stopAt = Math.min(own.stopAt, stopFor(stager.staged.length));
       }
     } finally {
       d.holdInput();
@@ -131,6 +135,7 @@ export async function attemptFlashblock(
       d.schedule.recordBuild(
         built - Math.min(timing.firedAt, started) - letInMs,
         done.length ? built - started - letInMs - stageMs : undefined,
+        done.length,
       );
       if (timing.showAt > built) {
         d.events.emit('built', snapshot);

@@ -8,7 +8,8 @@
  *   `stagingStopsAt(due, started)` ─> it is shown at the deadline ─> after the last, the seal.
  *
  * Why the lead and the staging stop are what they are: docs/decisions/0006-flashblocks-start-early-shown-on-time.md,
- * 0034-fold-root-ahead-and-stop-at-deadline.md, 0050-lead-margin-20ms-staging-stop-10ms-before.md.
+ * 0034-fold-root-ahead-and-stop-at-deadline.md, 0050-lead-margin-20ms-staging-stop-10ms-before.md,
+ * 0480-staging-stop-from-expected-finish.md.
  */
 
 /** Recent flashblock build times kept to decide how early the next one starts. */
@@ -19,11 +20,18 @@ const LEAD_MARGIN_MS = 20;
 const LEAD_CAP = 0.3;
 /**
  * When a flashblock stops executing transactions: this much later than its deadline less its
- * recent finishing time (journal write, root, publication; negative: earlier), and never before
+ * expected finishing time (journal write, root, publication; negative: earlier), and never before
  * it has staged `STAGE_MIN_MS`.
  */
 const LATE_ALLOWANCE_MS = -10;
 const STAGE_MIN_MS = 12;
+/**
+ * Which of the recent finishing times a flashblock expects (decision 0480): not the longest, which
+ * one stall kept for ten seconds, 30-40 ms early, while finishes took 2-8 ms.
+ */
+const FINISH_PERCENTILE = 0.9;
+/** A finish's time per transaction counts at least this many (a finish has a fixed part). */
+const FINISH_TXS_FLOOR = 20;
 
 export interface ScheduleOptions {
   /** Seconds between seals (> 0: blockTime 0 seals per transaction and has no schedule). */
@@ -45,8 +53,11 @@ export class FlashblockSchedule {
   private blockStart = 0;
   /** How long recent flashblocks took from their timer firing to being built (ms). */
   private readonly buildTimes: number[] = [];
-  /** How long recent flashblocks with transactions took from the end of their staging to being built (ms). */
-  private readonly finishTimes: number[] = [];
+  /**
+   * Recent flashblocks with transactions: how long each took from the end of its staging to
+   * being built (ms), and how many transactions it had.
+   */
+  private readonly finishes: { ms: number; txs: number }[] = [];
   /** How long recent `rootAhead` calls took (ms). */
   private readonly aheadTimes: number[] = [];
 
@@ -92,25 +103,42 @@ export class FlashblockSchedule {
   }
 
   /**
-   * When a flashblock shown at `showAt` and started at `started` stops executing transactions:
-   * before its deadline by the time its journal write, state root and publication have recently
-   * taken, less LATE_ALLOWANCE_MS, and not before it has staged STAGE_MIN_MS. What it has not
-   * reached goes into the next flashblock.
+   * When a flashblock shown at `showAt`, started at `started` and holding `txs` transactions
+   * stops executing transactions: before its deadline by the time it should take to finish
+   * (`finishOf`), less LATE_ALLOWANCE_MS, and not before it has staged STAGE_MIN_MS. What it has
+   * not reached goes into the next flashblock.
    */
-  stagingStopsAt(showAt: number, started: number): number {
+  stagingStopsAt(showAt: number, started: number, txs = 0): number {
     // Before any flashblock with transactions finished, the allowance alone: a flashblock taking
     // arrivals until its stop (flashblockAttempt.ts) must leave time for its journal write.
-    const finish = this.finishTimes.length ? Math.ceil(highOf(this.finishTimes)) : 0;
-    return Math.max(showAt - finish + LATE_ALLOWANCE_MS, started + STAGE_MIN_MS);
+    return Math.max(showAt - Math.ceil(this.finishOf(txs)) + LATE_ALLOWANCE_MS, started + STAGE_MIN_MS);
+  }
+
+  /**
+   * How long a flashblock of `txs` transactions should take to finish (ms): the
+   * FINISH_PERCENTILE of recent finishes, or the median of the last five when they have just
+   * risen, or, with more transactions than recent ones had (a burst), their time per
+   * transaction (the same percentile) times `txs`.
+   */
+  finishOf(txs: number): number {
+    const f = this.finishes;
+    if (!f.length) return 0;
+    const ms = f.map((x) => x.ms);
+    const perTx = f.map((x) => x.ms / Math.max(x.txs, FINISH_TXS_FLOOR));
+    return Math.max(
+      percentile(ms, FINISH_PERCENTILE),
+      percentile(ms.slice(-5), 0.5),
+      percentile(perTx, FINISH_PERCENTILE) * txs,
+    );
   }
 
   /**
    * A timed flashblock was built: `sinceTimer` from its timer firing (or its start, if later) to
-   * built; `finish` from the end of its staging to built, if it had transactions.
+   * built; `finish` from the end of its staging to built, if it had transactions (`txs`).
    */
-  recordBuild(sinceTimer: number, finish?: number): void {
+  recordBuild(sinceTimer: number, finish?: number, txs = 0): void {
     keep(this.buildTimes, sinceTimer);
-    if (finish !== undefined) keep(this.finishTimes, finish);
+    if (finish !== undefined) keep(this.finishes, { ms: finish, txs });
   }
 
   /** Whether a root computed ahead at `now` would recently have finished before `firesAt`. */
@@ -124,14 +152,18 @@ export class FlashblockSchedule {
 }
 
 /** Adds a recent time, keeping BUILD_TIMES_KEPT. */
-function keep(times: number[], ms: number): void {
-  times.push(ms);
+function keep<T>(times: T[], x: T): void {
+  times.push(x);
   if (times.length > BUILD_TIMES_KEPT) times.shift();
+}
+
+/** The `q` quantile of `xs` (nearest rank, 0 for none). */
+function percentile(xs: readonly number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
 }
 
 /** The LEAD_PERCENTILE of recent times, or the longest of the last few when they have just risen. */
 export function highOf(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  const high = sorted[Math.floor(sorted.length * LEAD_PERCENTILE)] ?? 0;
-  return Math.max(high, ...times.slice(-5));
+  return Math.max(percentile(times, LEAD_PERCENTILE), ...times.slice(-5));
 }
