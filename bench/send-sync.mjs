@@ -33,6 +33,8 @@ if (!isMainThread) {
   );
   const sentAt = new Float64Array(raws.length);
   const took = new Float64Array(raws.length).fill(Number.NaN);
+  // Where each answer's receipt put the transfer: its block and index there (the phases below).
+  const blockOf = new Float64Array(raws.length).fill(Number.NaN);
   const errors = {};
   let outstanding = raws.length;
   let done;
@@ -48,7 +50,10 @@ if (!isMainThread) {
           .replace(/0x[0-9a-f]+/g, '0x…')
           .slice(0, 80)}`;
         errors[key] = (errors[key] ?? 0) + 1;
-      } else took[m.id] = at - sentAt[m.id];
+      } else {
+        took[m.id] = at - sentAt[m.id];
+        blockOf[m.id] = Number(m.result.blockNumber);
+      }
       if (--outstanding === 0) done();
     });
   const t0 = now() + 50;
@@ -63,9 +68,51 @@ if (!isMainThread) {
   const sendSeconds = (now() - t0) / 1000;
   await finished;
   for (const ws of sockets) ws.close();
-  parentPort.postMessage({ took: Array.from(took), errors, sendSeconds });
+  parentPort.postMessage({
+    took: Array.from(took),
+    sentAt: Array.from(sentAt),
+    blockOf: Array.from(blockOf),
+    errors,
+    sendSeconds,
+  });
 } else {
   await main();
+}
+
+/**
+ * Where the time goes, from the client's side alone: answers come in one burst per flashblock
+ * (every answer of a flashblock at its showing), so transfers answered in one burst from one
+ * block are one flashblock. For each: its cut-off is at or after the newest transfer it took was
+ * sent, so `cutoffLead` (that send to the burst's first answer) bounds from above how long before
+ * its showing a flashblock stopped taking transfers; `spread` is each answer after its burst's
+ * first (the node answering a flashblock's transfers one after the other).
+ */
+function phases(out, from) {
+  const ids = [];
+  for (let i = from; i < out.took.length; i++) if (!Number.isNaN(out.took[i])) ids.push(i);
+  const answeredAt = (i) => out.sentAt[i] + out.took[i];
+  ids.sort((a, b) => answeredAt(a) - answeredAt(b));
+  const cutoffLead = [];
+  const spread = [];
+  let group = [];
+  const close = () => {
+    if (group.length < 5) return; // a seal's stragglers, not a flashblock's burst
+    const first = answeredAt(group[0]);
+    cutoffLead.push(first - Math.max(...group.map((i) => out.sentAt[i])));
+    for (const i of group) spread.push(answeredAt(i) - first);
+  };
+  for (const i of ids) {
+    const g = group.at(-1);
+    if (g !== undefined && (answeredAt(i) - answeredAt(g) > 50 || out.blockOf[i] !== out.blockOf[g])) {
+      close();
+      group = [];
+    }
+    group.push(i);
+  }
+  close();
+  cutoffLead.sort((a, b) => a - b);
+  spread.sort((a, b) => a - b);
+  return { flashblocks: cutoffLead.length, cutoffLead, spread };
 }
 
 function pct(sorted, p) {
@@ -127,6 +174,7 @@ async function main() {
   };
 
   const rows = [];
+  const phaseRows = [];
   for (const rate of RATES) {
     const n = rate * (SECONDS + WARMUP);
     process.stderr.write(`${rate}/s: signing ${n} transfers, then ${SECONDS + WARMUP} s of load...\n`);
@@ -151,6 +199,16 @@ async function main() {
     const errors = Object.entries(out.errors)
       .map(([k, v]) => `${v}x ${k}`)
       .join('; ');
+    const ph = phases(out, rate * WARMUP);
+    phaseRows.push({
+      rate: `${rate}/s`,
+      flashblocks: ph.flashblocks,
+      'lead p50': pct(ph.cutoffLead, 50).toFixed(1),
+      'lead p90': pct(ph.cutoffLead, 90).toFixed(1),
+      'spread p50': pct(ph.spread, 50).toFixed(1),
+      'spread p90': pct(ph.spread, 90).toFixed(1),
+      'spread max': (ph.spread.at(-1) ?? Number.NaN).toFixed(1),
+    });
     rows.push({
       rate: `${rate}/s`,
       sent: `${n} in ${out.sendSeconds.toFixed(1)} s`,
@@ -168,8 +226,26 @@ async function main() {
   console.log('\neth_sendRawTransactionSync, request -> answer (ms), 2 s blocks, 200 ms flashblocks');
   console.log(table(rows, ['rate', 'sent', 'answered', 'p50', 'p90', 'p99', 'max', 'errors']));
   console.log('goal: p50 <= 130 ms, p99 <= 250 ms');
+  console.log(
+    '\nwhere it goes (ms): lead = per flashblock, from sending the newest transfer it took to its first answer;',
+  );
+  console.log("spread = per transfer, from its flashblock's first answer to its own");
+  console.log(
+    table(phaseRows, [
+      'rate',
+      'flashblocks',
+      'lead p50',
+      'lead p90',
+      'spread p50',
+      'spread p90',
+      'spread max',
+    ]),
+  );
   const dir = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `send-sync-${Date.now()}.json`), JSON.stringify({ args, rows }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, `send-sync-${Date.now()}.json`),
+    JSON.stringify({ args, rows, phases: phaseRows }, null, 2),
+  );
   process.exit(0);
 }

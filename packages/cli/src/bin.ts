@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-import { tuneHeap } from './heapTuning.js';
-import { run } from './program.js';
+import { holdYoungGeneration, tuneHeap } from './heapTuning.js';
 
 tuneHeap();
+// Loading the commands' modules (the EVM among them) would double V8's young generation for good;
+// held until a command starts (a chain node's start holds it again: docs/decisions/0460).
+const releaseYoungGeneration = holdYoungGeneration();
+const { run } = await import('./program.js');
 
-run(process.argv).then(
+run(process.argv, releaseYoungGeneration).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;
   },

@@ -9,6 +9,7 @@ import type { TrustProxy } from '@wharf/platform/settings';
 import type { Logger } from 'pino';
 import { type RpcLimitFlags, rpcLimitsOf } from './commands/rpcLimitOptions.js';
 import { redactUrl } from './flags.js';
+import { holdYoungGeneration } from './heapTuning.js';
 import { lowerHelperThreads } from './threadPriority.js';
 
 export interface ChainFlags extends RpcLimitFlags {
@@ -105,6 +106,8 @@ export async function startChain(
   // Loaded on use: the EVM and the server stack take a second to import, which `wharf project`
   // and `wharf --help` should not pay.
   const { startChainNode } = await import('@wharf/chain');
+  // What the start keeps for a moment would double V8's young generation to 32 MB for good.
+  const releaseYoungGeneration = holdYoungGeneration();
   const node = await startChainNode({
     host: flags.host,
     port: flags.port,
@@ -148,7 +151,7 @@ export async function startChain(
       : {}),
     logger: logger.child({ part: 'chain' }),
     started,
-  });
+  }).finally(releaseYoungGeneration);
   // Its helper threads (GC, I/O, compaction) now exist: the builder's main thread goes first,
   // and the journal's writer (a flashblock waits for it) keeps the main thread's priority.
   lowerHelperThreads(undefined, undefined, undefined, node.deadlineThreadIds ?? []);

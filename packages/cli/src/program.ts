@@ -29,10 +29,14 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Parses argv and runs the command; resolves with the exit code. */
-export async function run(argv: string[]): Promise<number> {
+/**
+ * Parses argv and runs the command; resolves with the exit code. `beforeAction`: called once the
+ * arguments are parsed, as the command's action starts.
+ */
+export async function run(argv: string[], beforeAction?: () => void): Promise<number> {
   const program = buildProgram();
   let code = 0;
+  if (beforeAction) program.hook('preAction', () => beforeAction());
   program.hook('postAction', (_thisCommand, actionCommand) => {
     const result = actionCommand.getOptionValue('__exitCode');
     if (typeof result === 'number') code = result;

@@ -15,6 +15,7 @@
  * order.
  */
 import type { Socket } from 'node:net';
+import { CORS_LINES } from './cors.js';
 
 export interface Http1Options {
   headersTimeoutMs: number;
@@ -44,12 +45,6 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const TARGET = /^[\x21-\x7e]+$/;
 const DIGITS = /^\d{1,10}$/;
 const CONTENT_TYPE = /^application\/json|^application\/[a-z.+-]*json|^text\/plain/i;
-
-const CORS_LINES =
-  'Access-Control-Allow-Origin: *\r\n' +
-  'Access-Control-Allow-Methods: POST, GET, OPTIONS\r\n' +
-  'Access-Control-Allow-Headers: Content-Type, Authorization\r\n' +
-  'Access-Control-Max-Age: 86400\r\n';
 
 const STATUS: Record<number, string> = {
   200: 'OK',

@@ -16,6 +16,7 @@ import type { RpcLimits } from './limits.js';
 import type { ReplicaPublisher } from './replicaPublisher.js';
 import { QUEUE_HIGH_WATER, RequestQueue } from './requestQueue.js';
 import { sendOrDrop } from './slowReaders.js';
+import { CORS_HEADERS } from './cors.js';
 
 /** The limits the server itself applies (docs/security.md). */
 export type ServerLimits = Pick<
@@ -42,13 +43,6 @@ export interface ServerThreads {
   /** A thread that could not start (the node goes on with fewer). */
   onError(message: string): void;
 }
-
-const CORS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
-  'Access-Control-Max-Age': '86400',
-};
 
 function errorBody(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
@@ -85,7 +79,11 @@ export async function startRpcServer(
   const send = (res: http.ServerResponse, status: number, body: string) => {
     // An explicit length: no chunked encoding, one write per response.
     const bytes = Buffer.from(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': bytes.length, ...CORS });
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': bytes.length,
+      ...CORS_HEADERS,
+    });
     res.end(bytes);
   };
 
@@ -130,7 +128,7 @@ export async function startRpcServer(
     },
     (req, res) => {
       if (req.method === 'OPTIONS') {
-        res.writeHead(204, CORS);
+        res.writeHead(204, CORS_HEADERS);
         res.end();
         return;
       }
@@ -140,7 +138,11 @@ export async function startRpcServer(
           Promise.resolve(extra.body).then(
             (body) => {
               const bytes = Buffer.from(body);
-              res.writeHead(200, { 'Content-Type': extra.type, 'Content-Length': bytes.length, ...CORS });
+              res.writeHead(200, {
+                'Content-Type': extra.type,
+                'Content-Length': bytes.length,
+                ...CORS_HEADERS,
+              });
               res.end(bytes);
             },
             (e) => send(res, 500, errorBody(ErrorCode.Internal, `internal error: ${(e as Error).message}`)),
@@ -193,7 +195,7 @@ export async function startRpcServer(
             () =>
               void answer(Buffer.concat(chunks), req.socket.remoteAddress, (status, text) => {
                 if (text !== undefined) return send(res, status, text);
-                res.writeHead(status, CORS);
+                res.writeHead(status, CORS_HEADERS);
                 res.end();
               }),
             size / 100_000,

@@ -7,28 +7,18 @@
  * reader checks the transaction found there is the one asked (reader/localChainReader.ts).
  * A 40-byte value is one written before 0423: block hash + u64 position, read as it is.
  */
+import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { bytesToBigint } from '../primitives/hex.js';
 
 export type TxPosition = { blockHash: Uint8Array; index: number } | { number: bigint; index: number };
 
-/** Bytes of `n` (at most 8) big-endian, without leading zeros. */
-function byteLength(n: bigint): number {
-  let k = 0;
-  for (; n > 0n; n >>= 8n) k++;
-  return k;
-}
-
-function put(out: Uint8Array, end: number, n: bigint, k: number): void {
-  for (let i = 1; i <= k; i++, n >>= 8n) out[end - i] = Number(n & 0xffn);
-}
-
 export function encodeTxPosition(number: bigint, index: number): Uint8Array {
-  const kn = byteLength(number);
-  const ki = byteLength(BigInt(index));
-  const out = new Uint8Array(1 + kn + ki);
-  out[0] = kn;
-  put(out, 1 + kn, number, kn);
-  put(out, 1 + kn + ki, BigInt(index), ki);
+  const n = bigIntToUnpaddedBytes(number);
+  const i = bigIntToUnpaddedBytes(BigInt(index));
+  const out = new Uint8Array(1 + n.length + i.length);
+  out[0] = n.length;
+  out.set(n, 1);
+  out.set(i, 1 + n.length);
   return out;
 }
 
