@@ -270,6 +270,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => replicas.count(FrontCounter.Answered),
   );
   written(
+    'wharf_txpool_recoveries_on_main_thread_total',
+    'Sender recoveries the main thread took back from the recovery worker while it would have waited for them (decision 0450).',
+    () => recovery.stolen,
+  );
+  written(
     'wharf_state_diff_bytes_total',
     "Bytes of the sealed blocks' state diffs (flat-state keys and values, code).",
     () => ctx.store.written.stateDiffBytes,

@@ -158,6 +158,55 @@ describe('RecoveryThread', () => {
     }
   });
 
+  test('a job waited for behind others is recovered on the event loop: its own key, and every other job still gets its own', async () => {
+    const sigs = signatures(1000);
+    const order: number[] = [];
+    const jobs = sigs.map((x, i) =>
+      thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s).then((k) => {
+        order.push(i);
+        return k;
+      }),
+    );
+    const last = sigs.length - 1;
+    // The promise recoverPublicKey returned (the .then above is another one): the 999 before it
+    // take the worker ~70 ms, the event loop takes this one back at its check phase.
+    const pending = thread.recoverPublicKey(
+      sigs[last].msgHash,
+      sigs[last].recovery,
+      sigs[last].r,
+      sigs[last].s,
+    );
+    thread.expedite(pending);
+    expect(toHex(await pending)).toBe(toHex(sigs[last].key));
+    expect(thread.stolen).toBe(1);
+    expect(order.length).toBeLessThan(last);
+    const keys = await Promise.all(jobs);
+    sigs.forEach((x, i) => {
+      expect(toHex(keys[i])).toBe(toHex(x.key));
+    });
+    expect(thread.stolen).toBe(1);
+  });
+
+  test('a job waited for with nothing before it is left to the worker', async () => {
+    const [x, y] = signatures(2);
+    await thread.recoverPublicKey(y.msgHash, y.recovery, y.r, y.s); // the worker is up, then waits
+    const pending = thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s);
+    thread.expedite(pending);
+    expect(toHex(await pending)).toBe(toHex(x.key));
+    expect(thread.stolen).toBe(0);
+  });
+
+  test('a job taken back whose signature has no key is refused with the library error', async () => {
+    const sigs = signatures(500);
+    const r = unrecoverableR(sigs[0].msgHash, sigs[0].s);
+    const ahead = sigs.map((x) => thread.recoverPublicKey(x.msgHash, x.recovery, x.r, x.s));
+    const bad = thread.recoverPublicKey(sigs[0].msgHash, 0, r, sigs[0].s);
+    thread.expedite(bad);
+    await expect(bad).rejects.toThrow();
+    expect(thread.stolen).toBe(1);
+    await Promise.all(ahead);
+  });
+
   test('closed at any moment after starting, 300 times, the process lives on', async () => {
     // The abort above needs terminate() to land inside a window of well under a millisecond:
     // 300 closes, ten at a time, 30-65 ms after their start (when the addon loads here) hit it

@@ -333,7 +333,9 @@ export async function recoverSender(
   if (parity === undefined) throw poolError('invalidSender', 'invalid transaction v, r, s values');
   let publicKey: Uint8Array;
   try {
-    publicKey = await (started ?? recoverPublicKey(decoded, chainId, parity, crypto));
+    const pending = started ?? recoverPublicKey(decoded, chainId, parity, crypto);
+    crypto.recovery?.expedite?.(pending);
+    publicKey = await pending;
   } catch {
     // No point has r as its x (or the key is at infinity): geth's secp256k1 ErrRecoverFailed.
     throw poolError('invalidSender', 'recovery failed');
@@ -371,19 +373,26 @@ function signatureParity(decoded: DecodedTransaction, chainId: bigint): 0 | 1 | 
   return parity === 0n ? 0 : 1;
 }
 
-/** Recovers the signer's public key over the signing hash (on the worker thread when there is one). */
-async function recoverPublicKey(
+/**
+ * Recovers the signer's public key over the signing hash (on the worker thread when there is
+ * one). Not async: with a worker, the promise is the worker's own, which `expedite` knows.
+ */
+function recoverPublicKey(
   decoded: DecodedTransaction,
   chainId: bigint,
   parity: 0 | 1,
   crypto: RecoveryCrypto,
 ): Promise<Uint8Array> {
-  const values = decoded.values as Uint8Array[];
-  const n = values.length;
-  const msgHash = crypto.keccak256(signingPayload(decoded, chainId));
-  return crypto.recovery
-    ? crypto.recovery.recoverPublicKey(msgHash, parity, values[n - 2], values[n - 1])
-    : crypto.ecrecover(msgHash, BigInt(parity), values[n - 2], values[n - 1]);
+  try {
+    const values = decoded.values as Uint8Array[];
+    const n = values.length;
+    const msgHash = crypto.keccak256(signingPayload(decoded, chainId));
+    return crypto.recovery
+      ? crypto.recovery.recoverPublicKey(msgHash, parity, values[n - 2], values[n - 1])
+      : Promise.resolve(crypto.ecrecover(msgHash, BigInt(parity), values[n - 2], values[n - 1]));
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /**

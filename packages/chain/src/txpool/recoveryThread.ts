@@ -5,9 +5,16 @@
  * postMessage, whose round trip kept most of the recovery's cost on the event loop
  * (docs/decisions/0035-sender-recovery-worker-shared-ring.md).
  *
- *   recoverPublicKey ─> slot (hash, r, s, recovery id) ─> head++ ─> Atomics.notify
- *   worker: Atomics.wait(head) ─> ecdsaRecover each new slot ─> tail++ (notified every 8, and at the end)
+ *   recoverPublicKey ─> slot (hash, r, s, recovery id), claim word WRITTEN ─> head++ ─> Atomics.notify
+ *   worker: Atomics.wait(head) ─> each new slot: claim it (WRITTEN -> WORKER), ecdsaRecover ─> tail++
+ *           (stored after every job, notified every 8 and at the end)
  *   event loop: Atomics.waitAsync(tail) ─> resolve the finished jobs, oldest first
+ *
+ * A caller about to wait for a job (`expedite`) lets the event loop recover it itself when the
+ * worker still has earlier jobs to do once the loop has run what was ready: it claims the slot
+ * (WRITTEN -> STOLEN) and the worker, finding it claimed, passes over it. So a burst of a batch's
+ * recoveries uses the event loop's idle time too, not only the worker's core
+ * (docs/decisions/0450-the-event-loop-recovers-when-it-would-wait.md).
  *
  * A job that fails in the worker is recovered again on the event loop, for the library's own
  * error; if the worker dies, every job left (and every later one) is recovered there too.
@@ -25,6 +32,8 @@ import { nativeEcrecover } from '../crypto/ecrecover.js';
 /** Recovers a signer's 64-byte public key (no 0x04 prefix) from a signing hash and signature. */
 export interface SenderRecovery {
   recoverPublicKey(msgHash: Uint8Array, recovery: 0 | 1, r: Uint8Array, s: Uint8Array): Promise<Uint8Array>;
+  /** The caller is about to wait for `pending` (from recoverPublicKey): hurry it if it can. */
+  expedite?(pending: Promise<Uint8Array>): void;
 }
 
 /** Jobs in flight at most (a power of two: slots are counters masked); more wait in memory. */
@@ -33,6 +42,10 @@ const SLOTS = 1024;
 const IN = 97;
 /** Per slot: status (1 recovered) then the 64-byte public key. */
 const OUT = 65;
+/** A slot's claim word: written by the event loop, taken by the worker, or taken back (stolen). */
+const WRITTEN = 1;
+const WORKER = 2;
+const STOLEN = 3;
 /**
  * Int32 indexes of the control words: jobs written (event loop), jobs done (worker), stop (event
  * loop), the worker's kernel thread id (worker, once started; -1 where there is none to read).
@@ -42,6 +55,8 @@ const TAIL = 1;
 const STOP = 2;
 const TID = 3;
 const CONTROL_BYTES = 16;
+/** The claim words, one int32 per slot, after the control words. */
+const CLAIM_BYTES = SLOTS * 4;
 /** How long close() waits for the worker to return on its own before terminating it. */
 const STOP_GRACE_MS = 5_000;
 
@@ -51,6 +66,7 @@ const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { buffer, slots } = workerData;
 const control = new Int32Array(buffer, 0, 4);
+const claims = new Int32Array(buffer, ${CONTROL_BYTES}, slots);
 let tid = -1;
 try {
   tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()) || -1;
@@ -58,8 +74,8 @@ try {
 Atomics.store(control, ${TID}, tid);
 Atomics.notify(control, ${TID});
 const secp256k1 = require(workerData.secp256k1);
-const input = new Uint8Array(buffer, ${CONTROL_BYTES}, slots * ${IN});
-const output = new Uint8Array(buffer, ${CONTROL_BYTES} + slots * ${IN}, slots * ${OUT});
+const input = new Uint8Array(buffer, ${CONTROL_BYTES + CLAIM_BYTES}, slots * ${IN});
+const output = new Uint8Array(buffer, ${CONTROL_BYTES + CLAIM_BYTES} + slots * ${IN}, slots * ${OUT});
 let tail = 0;
 for (;;) {
   if (Atomics.load(control, ${STOP})) break;
@@ -70,20 +86,22 @@ for (;;) {
   }
   while (tail !== head) {
     const slot = tail & (slots - 1);
-    const i = slot * ${IN};
-    const o = slot * ${OUT};
-    try {
-      const key = secp256k1.ecdsaRecover(input.subarray(i + 32, i + 96), input[i + 96], input.subarray(i, i + 32), false);
-      output.set(key.subarray(1), o + 1);
-      output[o] = 1;
-    } catch {
-      output[o] = 0;
+    // The event loop may have taken this job back (expedite): then it is settled already.
+    if (Atomics.compareExchange(claims, slot, ${WRITTEN}, ${WORKER}) === ${WRITTEN}) {
+      const i = slot * ${IN};
+      const o = slot * ${OUT};
+      try {
+        const key = secp256k1.ecdsaRecover(input.subarray(i + 32, i + 96), input[i + 96], input.subarray(i, i + 32), false);
+        output.set(key.subarray(1), o + 1);
+        output[o] = 1;
+      } catch {
+        output[o] = 0;
+      }
     }
     tail = (tail + 1) | 0;
-    if ((tail & 7) === 0) {
-      Atomics.store(control, ${TAIL}, tail);
-      Atomics.notify(control, ${TAIL});
-    }
+    // Stored after every job (how far the worker is, for expedite); a wake-up every 8 only.
+    Atomics.store(control, ${TAIL}, tail);
+    if ((tail & 7) === 0) Atomics.notify(control, ${TAIL});
   }
   Atomics.store(control, ${TAIL}, tail);
   Atomics.notify(control, ${TAIL});
@@ -91,6 +109,12 @@ for (;;) {
 `;
 
 interface Job {
+  /** Its place in the ring (the value of `head` it was written at); -1 until written. */
+  seq: number;
+  /** Settled: its promise has its outcome (resolved by `collect`, by a steal, or inline). */
+  settled: boolean;
+  /** Recovered on the event loop (expedite): the worker passed over its slot. */
+  stolen: boolean;
   msgHash: Uint8Array;
   recovery: 0 | 1;
   r: Uint8Array;
@@ -109,6 +133,7 @@ type WaitAsync = (
 
 export class RecoveryThread implements SenderRecovery {
   private readonly control: Int32Array;
+  private readonly claims: Int32Array;
   private readonly input: Uint8Array;
   private readonly output: Uint8Array;
   private worker?: Worker;
@@ -121,12 +146,19 @@ export class RecoveryThread implements SenderRecovery {
   private watching = false;
   /** A wake-up of the worker is due at the end of this turn (one for every job written in it). */
   private waking = false;
+  /** The job behind each promise `recoverPublicKey` returned, for `expedite`. */
+  private readonly jobs = new WeakMap<Promise<Uint8Array>, Job>();
+  /** Jobs a caller waits for, to take back at the end of this turn's check phase if still queued. */
+  private readonly expedited: Job[] = [];
+  /** Jobs recovered on the event loop (expedite), since start: for tests and measurements. */
+  stolen = 0;
 
   private constructor() {
-    const buffer = new SharedArrayBuffer(CONTROL_BYTES + SLOTS * (IN + OUT));
+    const buffer = new SharedArrayBuffer(CONTROL_BYTES + CLAIM_BYTES + SLOTS * (IN + OUT));
     this.control = new Int32Array(buffer, 0, 4);
-    this.input = new Uint8Array(buffer, CONTROL_BYTES, SLOTS * IN);
-    this.output = new Uint8Array(buffer, CONTROL_BYTES + SLOTS * IN, SLOTS * OUT);
+    this.claims = new Int32Array(buffer, CONTROL_BYTES, SLOTS);
+    this.input = new Uint8Array(buffer, CONTROL_BYTES + CLAIM_BYTES, SLOTS * IN);
+    this.output = new Uint8Array(buffer, CONTROL_BYTES + CLAIM_BYTES + SLOTS * IN, SLOTS * OUT);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { buffer, slots: SLOTS, secp256k1: createRequire(import.meta.url).resolve('secp256k1') },
@@ -147,12 +179,46 @@ export class RecoveryThread implements SenderRecovery {
 
   recoverPublicKey(msgHash: Uint8Array, recovery: 0 | 1, r: Uint8Array, s: Uint8Array): Promise<Uint8Array> {
     if (!this.worker) return Promise.resolve().then(() => inline({ msgHash, recovery, r, s }));
-    return new Promise((resolve, reject) => {
-      const job = { msgHash, recovery, r, s, resolve, reject };
-      if (this.inRing.length < SLOTS && !this.waiting.length) this.write(job);
-      else this.waiting.push(job);
-      this.watch();
+    let job: Job | undefined;
+    const promise = new Promise<Uint8Array>((resolve, reject) => {
+      job = { seq: -1, settled: false, stolen: false, msgHash, recovery, r, s, resolve, reject };
     });
+    const j = job!; // the executor above ran synchronously
+    this.jobs.set(promise, j);
+    if (this.inRing.length < SLOTS && !this.waiting.length) this.write(j);
+    else this.waiting.push(j);
+    this.watch();
+    return promise;
+  }
+
+  /**
+   * The caller is about to wait for `pending` (a promise `recoverPublicKey` returned). If, once
+   * the event loop has run what was ready in this turn (its check phase), the worker still has
+   * earlier jobs before this one, the event loop recovers it itself: it would otherwise wait
+   * idle. A job the worker is at (or has done) is left to it; so is one that is not this
+   * thread's. Costs one recovery (~70 µs) on the event loop each time it takes one.
+   */
+  expedite(pending: Promise<Uint8Array>): void {
+    const job = this.jobs.get(pending);
+    if (!job || job.settled || !this.worker) return;
+    this.expedited.push(job);
+    if (this.expedited.length === 1) setImmediate(() => this.takeBack());
+  }
+
+  /** expedite's check: takes back each waited-for job the worker has not reached. */
+  private takeBack(): void {
+    const jobs = this.expedited.splice(0);
+    for (const job of jobs) {
+      if (job.settled || job.seq < 0 || !this.worker) continue;
+      // Jobs the worker has still to finish before this one (it stores its tail after each).
+      const ahead = (job.seq - Atomics.load(this.control, TAIL)) | 0;
+      if (ahead < 1) continue;
+      const slot = job.seq & (SLOTS - 1);
+      if (Atomics.compareExchange(this.claims, slot, WRITTEN, STOLEN) !== WRITTEN) continue;
+      job.stolen = true;
+      this.stolen++;
+      settleInline(job);
+    }
   }
 
   /**
@@ -202,6 +268,8 @@ export class RecoveryThread implements SenderRecovery {
     input.set(job.r, i + 64 - job.r.length);
     input.set(job.s, i + 96 - job.s.length);
     input[i + 96] = job.recovery;
+    job.seq = this.head;
+    Atomics.store(this.claims, slot, WRITTEN);
     this.inRing.push(job);
     this.head = (this.head + 1) | 0;
     Atomics.store(this.control, HEAD, this.head);
@@ -241,7 +309,8 @@ export class RecoveryThread implements SenderRecovery {
       if (!job) break;
       const o = (this.seen & (SLOTS - 1)) * OUT;
       this.seen = (this.seen + 1) | 0;
-      if (this.output[o] === 1) job.resolve(this.output.slice(o + 1, o + OUT));
+      if (job.stolen) continue; // settled by takeBack; the worker passed over its slot
+      if (this.output[o] === 1) settle(job, this.output.slice(o + 1, o + OUT));
       else settleInline(job);
     }
     while (this.waiting.length && this.inRing.length < SLOTS) this.write(this.waiting.shift()!);
@@ -252,7 +321,7 @@ export class RecoveryThread implements SenderRecovery {
   private fallBack(): void {
     if (!this.worker) return;
     this.worker = undefined;
-    for (const job of this.inRing.splice(0)) settleInline(job);
+    for (const job of this.inRing.splice(0)) if (!job.settled) settleInline(job);
     for (const job of this.waiting.splice(0)) settleInline(job);
   }
 }
@@ -261,7 +330,13 @@ function inline(job: Pick<Job, 'msgHash' | 'recovery' | 'r' | 's'>): Uint8Array 
   return nativeEcrecover(job.msgHash, BigInt(job.recovery), job.r, job.s);
 }
 
+function settle(job: Job, key: Uint8Array): void {
+  job.settled = true;
+  job.resolve(key);
+}
+
 function settleInline(job: Job): void {
+  job.settled = true;
   try {
     job.resolve(inline(job));
   } catch (e) {
