@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { getContractAddress } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { loadTest, rpc, table } from './lib/load.mjs';
+import { cpuTimeUs, loadTest, rpc, table } from './lib/load.mjs';
 import { MNEMONIC, anvilNode, hardhatNode, installedPeers, wharfNode } from './lib/peers.mjs';
 
 const { values, positionals } = parseArgs({
@@ -287,7 +287,7 @@ async function block() {
 async function mine() {
   const rows = [];
   for (const peer of peers) {
-    await withNode(peer, 1, async (url) => {
+    await withNode(peer, 1, async (url, node) => {
       // 100 funded senders x 20 transfers: within every peer's per-account pool limits.
       const senders = Array.from({ length: 100 }, (_, i) =>
         privateKeyToAccount(`0x${(0xbe000000n + BigInt(i) + 1n).toString(16).padStart(64, '0')}`),
@@ -315,10 +315,16 @@ async function mine() {
         await new Promise((r) => setTimeout(r, 100));
       const raws = await signTransfers(url, senders, 20);
       const startBlock = BigInt(await rpc(url, 'eth_blockNumber'));
+      const cpu0 = cpuTimeUs(node.child.pid);
       const t0 = performance.now();
       const { refused, firstError } = await sendBatches(url, raws);
       const accepted = raws.length - refused;
       const acceptSeconds = (performance.now() - t0) / 1000;
+      // The node's CPU (all threads; blocks built meanwhile included) per accepted transfer:
+      // a figure the other load on the machine moves less than accepted/s.
+      const cpu1 = cpuTimeUs(node.child.pid);
+      const cpuPerAccepted =
+        cpu0 !== undefined && cpu1 !== undefined && accepted ? (cpu1 - cpu0) / accepted : undefined;
       let mined = 0;
       let scanned = startBlock;
       const deadline = Date.now() + 120_000;
@@ -336,6 +342,7 @@ async function mine() {
         accepted,
         refused: refused ? `${refused} (${firstError})` : 0,
         'accepted/s': (accepted / acceptSeconds).toFixed(0),
+        'CPU µs/accepted': cpuPerAccepted?.toFixed(0) ?? '-',
         mined,
         'mined/s': (mined / mineSeconds).toFixed(0),
       });
