@@ -229,10 +229,10 @@ async function reads() {
         peer,
         'getBalance req/s': balance.rps.toFixed(0),
         'getBalance p99 ms': balance.p99.toFixed(2),
-        'getBalance CPU µs/req': balance.cpuPerRequestUs?.toFixed(0) ?? '-',
+        'getBalance CPU µs/req': balance.cpuPerRequestUs?.toFixed(1) ?? '-',
         'getStorageAt req/s': storage.rps.toFixed(0),
         'getStorageAt p99 ms': storage.p99.toFixed(2),
-        'getStorageAt CPU µs/req': storage.cpuPerRequestUs?.toFixed(0) ?? '-',
+        'getStorageAt CPU µs/req': storage.cpuPerRequestUs?.toFixed(1) ?? '-',
         errors: balance.errors + storage.errors,
       });
     });
