@@ -160,10 +160,17 @@ export class Http1Front {
     this.sweep = setInterval(() => this.check(), checkEveryMs).unref();
   }
 
-  /** Serves `socket` until it closes or goes to Node's server. */
-  serve(socket: Socket): void {
-    const c = new Http1Connection(socket, this.options, () => this.live.delete(c));
+  /**
+   * Serves `socket` until it closes or goes to Node's server. `shared`: the socket's bytes come
+   * to the returned function, not as 'data' events, in this buffer, which the next read
+   * overwrites (a socket made with Node's `onread` option: acceptIntoBuffer.ts); what is kept
+   * past the call is copied. Once the connection is handed to Node's server, the function
+   * drops what it is given: the caller routes the bytes there.
+   */
+  serve(socket: Socket, shared?: Buffer): (chunk: Buffer) => void {
+    const c = new Http1Connection(socket, this.options, () => this.live.delete(c), shared);
     this.live.add(c);
+    return c.read;
   }
 
   private check(): void {
@@ -200,9 +207,10 @@ class Http1Connection {
     readonly socket: Socket,
     private readonly o: Http1Options,
     private readonly release: () => void,
+    private readonly shared?: Buffer,
   ) {
     this.keepAliveSeconds = Math.floor(o.keepAliveTimeoutMs / 1000);
-    socket.on('data', this.onData);
+    if (!shared) socket.on('data', this.onData);
     socket.on('drain', this.onDrain);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
@@ -224,6 +232,15 @@ class Http1Connection {
     // What was read and is waiting for Node's server cannot be handed over after the end.
     if (this.handingOff) this.socket.destroy();
     else if (this.slots.length === 0) this.socket.end();
+  };
+
+  /** Bytes read into the shared buffer: as a 'data' event, then what is kept is copied. */
+  readonly read = (d: Buffer): void => {
+    if (this.done) return;
+    this.onData(d);
+    const shared = this.shared?.buffer;
+    for (let i = 0; i < this.pending.length; i++)
+      if (this.pending[i].buffer === shared) this.pending[i] = Buffer.from(this.pending[i]);
   };
 
   private readonly onData = (d: Buffer): void => {
