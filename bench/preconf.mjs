@@ -305,7 +305,13 @@ async function main() {
     const t = (now() - start) / 1000;
     try {
       const text = await (await fetch(`${node.url}/metrics`)).text();
-      heap.push({ t, ...processFigures(text) });
+      // The main thread's CPU (its task's stat) beside the whole process's: what the loop spends.
+      heap.push({
+        t,
+        ...processFigures(text),
+        mainCpuS: processCpu(`${pid}/task/${pid}`),
+        cpuS: processCpu(pid),
+      });
     } catch {}
   }, 10_000);
   process.stderr.write(
@@ -771,5 +777,14 @@ function processFigures(text) {
     minorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="minor"\\}') || 0) * 1000,
     loopP99Ms: get('nodejs_eventloop_lag_p99_seconds') * 1000,
     loopMaxMs: get('nodejs_eventloop_lag_max_seconds') * 1000,
+    // Transactions pre-confirmed so far: the figures below per transaction.
+    txs: get('wharf_flashblock_transactions_sum'),
+    // LevelDB reads so far: getMany calls, and their keys by kind (flat accounts, trie nodes).
+    leveldbReads: get('wharf_leveldb_reads_total'),
+    leveldbAccountKeys: get('wharf_leveldb_read_keys_total\\{kind="account"\\}'),
+    leveldbTrieNodeKeys: get('wharf_leveldb_read_keys_total\\{kind="trie_node"\\}'),
+    leveldbOtherKeys:
+      get('wharf_leveldb_read_keys_total\\{kind="storage"\\}') +
+      get('wharf_leveldb_read_keys_total\\{kind="other"\\}'),
   };
 }

@@ -148,6 +148,7 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
       ...DEFAULT_LAYER_LIMITS,
       window: options.stateWindow ?? DEFAULT_LAYER_LIMITS.window,
       maxBytes: options.stateWindowMemoryBytes ?? DEFAULT_LAYER_LIMITS.maxBytes,
+      cleanBytes: options.stateCacheMemoryBytes ?? DEFAULT_LAYER_LIMITS.cleanBytes,
     },
     requireSame: (stored) => {
       const storedFork = stored.kind === 'dev' ? stored.fork : undefined;
@@ -306,6 +307,30 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => ctx.store.reads,
   );
   written(
+    'wharf_state_cache_hits_total',
+    'Trie nodes the diff layers did not hold that the clean cache had (--state-cache-memory): reads LevelDB was spared.',
+    () => ctx.store.cleanNodes.hits,
+  );
+  written(
+    'wharf_state_cache_misses_total',
+    'Trie nodes neither the diff layers nor the clean cache held: read from LevelDB.',
+    () => ctx.store.cleanNodes.misses,
+  );
+  new Counter({
+    name: 'wharf_leveldb_read_keys_total',
+    help: 'Keys those getMany calls asked LevelDB for, by kind (account, storage: the flat state; trie_node; other).',
+    labelNames: ['kind'],
+    registers: [producer.metrics.registry],
+    collect() {
+      this.reset();
+      const k = ctx.store.readKeys;
+      this.inc({ kind: 'account' }, k.account);
+      this.inc({ kind: 'storage' }, k.storage);
+      this.inc({ kind: 'trie_node' }, k.trieNode);
+      this.inc({ kind: 'other' }, k.other);
+    },
+  });
+  written(
     'wharf_flashblock_journal_bytes_total',
     'Bytes of the records appended to the flashblock journal (its share of the disk writes).',
     () => journal?.bytesWritten ?? 0,
@@ -329,6 +354,14 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     registers: [producer.metrics.registry],
     collect() {
       this.set(ctx.store.layers.memoryBytes);
+    },
+  });
+  new Gauge({
+    name: 'wharf_state_cache_bytes',
+    help: 'Bytes of trie nodes of the disk layer held by the clean cache (--state-cache-memory).',
+    registers: [producer.metrics.registry],
+    collect() {
+      this.set(ctx.store.cleanNodes.bytes);
     },
   });
   const onJournalError = (err: Error) => {

@@ -74,6 +74,10 @@ export interface ChainNodeOptions {
    * beyond, the oldest blocks' state goes early (busy blocks write MBs of nodes each).
    */
   stateWindowMemoryBytes?: number;
+  /**
+   * Bytes of the trie on disk's nodes kept in memory (`--state-cache-memory`, default 0: none): what the disk layer's flushes wrote and what was read from LevelDB (decision 0471).
+   */
+  stateCacheMemoryBytes?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

@@ -3,10 +3,15 @@
 import fs from 'node:fs';
 import { Account } from '@ethereumjs/util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bytesToHex, bytesToHexPair } from '../src/primitives/hex.js';
+import { initKeccak } from '../src/crypto/keccak.js';
+import { bytesToHex, bytesToHexPair, hexToBytes } from '../src/primitives/hex.js';
 import { FlatStateReader } from '../src/state/flatState.js';
 import { GenerationalCache } from '../src/state/generationalCache.js';
-import { ChainStore } from '../src/storage/chainStore.js';
+import type { StateDiff } from '../src/state/journaledState.js';
+import { computeStateRoot } from '../src/state/stateRoot.js';
+import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
+import { accountFromFlat } from '../src/storage/flatAccount.js';
 import { keys } from '../src/storage/keys.js';
 import { tempDir } from './node-helpers.js';
 
@@ -17,10 +22,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function openStore(): Promise<ChainStore> {
+async function openStore(limits?: Parameters<typeof ChainStore.open>[1]): Promise<ChainStore> {
   const dir = tempDir('wharf-flatcache-');
   dirs.push(dir);
-  const s = await ChainStore.open(dir);
+  const s = await ChainStore.open(dir, limits);
   stores.push(s);
   return s;
 }
@@ -147,5 +152,83 @@ describe('FlatStateReader', () => {
     expect(await flat.readAccount(address(1))).toBeUndefined();
     expect((await flat.readAccount(address(2)))?.balance).toBe(7n);
     expect(await flat.readStorage(address(2), new Uint8Array(32))).toEqual(Uint8Array.of(9));
+  });
+
+  it('prefetches through the sealed trie: fresh addresses are known absent without a flat-state read', async () => {
+    // One diff layer, flushed at once: the trie's nodes below the top are read from LevelDB.
+    await initKeccak();
+    const store = await openStore({ window: 1, maxBytes: 1 << 30, flushBytes: 0, flushBlocks: 1 });
+    const nodes = {
+      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
+      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
+    };
+    const flat = new FlatStateReader(store, 1000);
+    await flat.preload();
+    let root = EMPTY_TRIE_ROOT;
+    let trie: Awaited<ReturnType<typeof computeStateRoot>>['trie'] | undefined;
+    // Three blocks of 3,000 accounts each (more than the cache holds: it evicts).
+    const N = 3_000;
+    for (let b = 0; b < 3; b++) {
+      const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
+      for (let i = b * N + 1; i <= (b + 1) * N; i++)
+        diff.accounts.set(bytesToHex(address(i)), new Account(BigInt(i), BigInt(i) * 10n));
+      const r = await computeStateRoot(root, flat, diff, nodes, trie);
+      const w: BlockWrite = {
+        hash: new Uint8Array(32).fill(b + 1),
+        number: BigInt(b),
+        rlp: Uint8Array.of(0xc0),
+        receipts: Uint8Array.of(0xc0),
+        senders: new Uint8Array(0),
+        txHashes: [],
+        accounts: new Map(),
+        clearedStorage: [],
+        storage: [],
+        code: [],
+        nodes: r.nodes,
+      };
+      const sealed = [];
+      for (const [k, a] of r.accounts) {
+        w.accounts.set(k, { address: hexToBytes(k), rlp: a!.serialize() });
+        sealed.push({ address: hexToBytes(k), account: a });
+      }
+      await store.writeBlock(w);
+      // As the builder does: the trie kept warm only at its top.
+      r.trie.evict(1);
+      flat.applySealed({ accounts: sealed, clearedStorage: [], storage: [] }, r.trie);
+      root = r.root;
+      trie = r.trie;
+    }
+    await store.flushed();
+    const before = { ...store.readKeys };
+    // Existing accounts the cache has evicted, and fresh addresses.
+    const asked = [1, 2, 777, N + 3, 3 * N, 3 * N + 1, 3 * N + 50, 10_000_000].map(address);
+    await flat.prefetch(asked);
+    expect(store.readKeys.account - before.account).toBe(0);
+    expect(store.readKeys.trieNode - before.trieNode).toBeGreaterThan(0);
+    let gets = 0;
+    const get = store.get.bind(store);
+    store.get = (k) => {
+      gets++;
+      return get(k);
+    };
+    const read = await Promise.all(asked.map((a) => flat.readAccount(a)));
+    expect(gets).toBe(0);
+    const n = BigInt(N);
+    expect(read.map((a) => a?.balance)).toEqual([
+      10n,
+      20n,
+      7770n,
+      (n + 3n) * 10n,
+      3n * n * 10n,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    // The same answers as the flat state in LevelDB.
+    store.get = get;
+    for (const a of asked) {
+      const raw = await store.get(keys.account(a));
+      expect(read[asked.indexOf(a)]?.nonce).toBe(raw ? accountFromFlat(raw).nonce : undefined);
+    }
   });
 });

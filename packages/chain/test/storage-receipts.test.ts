@@ -3,7 +3,7 @@
  * encoding byte for byte; a block stored before 0421 (blooms kept) is read as it was.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { Bloom } from '@ethereumjs/vm';
+import { Bloom, encodeReceipt as vmEncodeReceipt } from '@ethereumjs/vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak } from '../src/crypto/keccak.js';
 import {
@@ -48,6 +48,27 @@ const receipts: StoredReceipt[] = [
   receipt(3, [{ address: bytes(20, 9), topics: [], data: bytes(70_000, 3) }]), // a payload over 65,535 bytes
   receipt(0, manyLogs.slice(5, 6), { status: undefined, postState: bytes(32, 0xaa) }), // pre-Byzantium
 ];
+
+describe('consensus receipts', () => {
+  it("are @ethereumjs/vm's encodings, byte for byte, at every header and quantity size", () => {
+    const gases = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 21_000n, 2n ** 32n, 2n ** 64n - 1n];
+    const all = [...receipts];
+    for (const cumulativeGasUsed of gases)
+      for (const status of [0, 1]) all.push(receipt(2, [], { status, cumulativeGasUsed }));
+    for (const r of all) {
+      const vm = vmEncodeReceipt(
+        {
+          ...(r.postState ? { stateRoot: r.postState } : { status: r.status as 0 | 1 }),
+          cumulativeBlockGasUsed: r.cumulativeGasUsed,
+          bitvector: r.bloom,
+          logs: r.logs.map((l) => [l.address, l.topics, l.data]),
+        } as Parameters<typeof vmEncodeReceipt>[0],
+        r.type as Parameters<typeof vmEncodeReceipt>[1],
+      );
+      expect(encodeReceipt(r)).toEqual(vm);
+    }
+  });
+});
 
 describe('stored receipts', () => {
   it('are read back as the consensus encodings, byte for byte', () => {

@@ -55,6 +55,8 @@ export interface ChainFlags extends RpcLimitFlags {
   /** --state-window: blocks of past state kept; --state-window-memory: MiB of their trie nodes. */
   stateWindow?: number;
   stateWindowMemory?: number;
+  /** --state-cache-memory: MiB of the trie on disk's nodes kept in memory. */
+  stateCacheMemory?: number;
 }
 
 export interface ServeFlags {
@@ -134,6 +136,8 @@ export async function startChain(
     stateWindow: flags.stateWindow,
     stateWindowMemoryBytes:
       flags.stateWindowMemory === undefined ? undefined : flags.stateWindowMemory * 2 ** 20,
+    stateCacheMemoryBytes:
+      flags.stateCacheMemory === undefined ? undefined : flags.stateCacheMemory * 2 ** 20,
     ...(flags.sequencer
       ? {
           follow: {

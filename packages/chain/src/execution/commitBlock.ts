@@ -69,7 +69,10 @@ export async function commitBlock(
     for (const [slot, value] of slots.slots) w.storage.push({ address, slot: hexToBytes(slot), value });
   }
   const durable = ctx.store.writeBlock(w, fillAfter);
-  ctx.flat.applySealed({ accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage });
+  ctx.flat.applySealed(
+    { accounts: sealedAccounts, clearedStorage: w.clearedStorage, storage: w.storage },
+    root.trie,
+  );
   ctx.blocks.setHead(block, w.rlp.length);
   return { durable };
 }

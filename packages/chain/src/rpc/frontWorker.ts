@@ -17,6 +17,7 @@ import {
   type StateMessage,
   type ToWorker,
 } from './frontProtocol.js';
+import { acceptIntoBuffer, type ReadSink } from './acceptIntoBuffer.js';
 import { Http1Front } from './http1.js';
 import { listenOnCopy } from './listenerCopy.js';
 import { type ReadKey, ReadReplica } from './readReplica.js';
@@ -29,6 +30,9 @@ const COPY_TIMEOUT_MS = 30_000;
  * another thread to accept the next (a thread that does accept ends the wait at once).
  */
 const OVER_SHARE_PAUSE_MS = 1;
+
+/** What every connection of this thread reads into, one read at a time (acceptIntoBuffer.ts). */
+const READ_BUFFER = Buffer.allocUnsafeSlow(64 * 1024);
 
 const port = parentPort as MessagePort;
 const d = workerData as FrontWorkerData;
@@ -143,6 +147,8 @@ function onRequest(body: Buffer, client: string | undefined, reply: (s: number, 
 // Tunnels: connections handed to the main thread's Node HTTP server.
 let nextTunnel = 1;
 const tunnels = new Map<number, Socket>();
+/** Where the bytes of a connection that reads into READ_BUFFER go, by its socket. */
+const routes = new WeakMap<Socket, (sink: ReadSink | undefined) => void>();
 
 function tunnel(socket: Socket, rest: Buffer): void {
   sockets.delete(socket);
@@ -160,10 +166,13 @@ function tunnel(socket: Socket, rest: Buffer): void {
     },
     [first.buffer as ArrayBuffer],
   );
-  socket.on('data', (chunk: Buffer) => {
+  const onChunk = (chunk: Buffer) => {
     const c = copyOf(chunk);
     post({ t: 'data', id, chunk: c }, [c.buffer as ArrayBuffer]);
-  });
+  };
+  const route = routes.get(socket);
+  if (route) route(onChunk);
+  else socket.on('data', onChunk);
   socket.on('end', () => post({ t: 'end', id }));
   socket.on('error', () => socket.destroy());
   socket.once('close', () => {
@@ -255,7 +264,7 @@ async function main(): Promise<void> {
   } catch {
     // Not Linux.
   }
-  server.on('connection', (s: Socket) => {
+  const onConnection = (s: Socket, route?: (sink: ReadSink | undefined) => void) => {
     s.setNoDelay(true);
     const seen = Atomics.add(version, FrontCounter.Accepted, 1) + 1;
     // A thread waiting for the others to take a connection (pauseAccepting) goes on.
@@ -266,10 +275,15 @@ async function main(): Promise<void> {
       sockets.delete(s);
       Atomics.sub(version, OPEN, 1);
     });
-    front?.serve(s);
+    if (route) {
+      routes.set(s, route);
+      route(front?.serve(s, READ_BUFFER));
+    } else front?.serve(s);
     if (pressured) s.pause();
     if (overShare()) pauseAccepting(seen);
-  });
+  };
+  if (!acceptIntoBuffer(server, READ_BUFFER, onConnection))
+    server.on('connection', (s: Socket) => onConnection(s));
   post({ t: 'listening', tid });
 }
 

@@ -39,10 +39,12 @@ const MAX_HEAD = 16 * 1024;
 /** Answers waiting in a socket's buffer at which it stops reading (its client is not reading). */
 const MAX_UNSENT = 1024 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Field values as Node's parser takes them: visible ASCII, space, tab and obs-text. */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const TARGET = /^[\x21-\x7e]+$/;
+/**
+ * A head the fast path may take, checked in one pass: `POST <target> HTTP/1.1`, then header
+ * lines whose names are tokens and whose values hold only what Node's parser takes (visible
+ * ASCII, space, tab and obs-text). Any other head is Node's to answer.
+ */
+const HEAD = /^POST [\x21-\x7e]+ HTTP\/1\.1(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*)*$/;
 const DIGITS = /^\d{1,10}$/;
 const CONTENT_TYPE = /^application\/json|^application\/[a-z.+-]*json|^text\/plain/i;
 
@@ -52,79 +54,98 @@ const STATUS: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
-/** The Date header's value, computed once a second. */
-let dateSecond = 0;
-let dateText = '';
-function httpDate(): string {
-  const now = Date.now();
-  const s = Math.floor(now / 1000);
-  if (s !== dateSecond) {
-    dateSecond = s;
-    dateText = new Date(now).toUTCString();
+/** What follows an answer's Content-Length line, for one second and keep-alive timeout. */
+let tailSecond = -1;
+let tailKeepAlive = -1;
+let tailText = '';
+function headTail(now: number, keepAliveSeconds: number): string {
+  const second = Math.floor(now / 1000);
+  if (second !== tailSecond || keepAliveSeconds !== tailKeepAlive) {
+    tailSecond = second;
+    tailKeepAlive = keepAliveSeconds;
+    tailText =
+      `${CORS_LINES}Date: ${new Date(now).toUTCString()}\r\n` +
+      `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
   }
-  return dateText;
+  return tailText;
 }
 
-/** One fast-path answer: the status line and headers before `body`. */
+/** One fast-path answer: the status line and headers before `body` (`now`: Date.now()). */
 export function responseHead(
   status: number,
   bodyBytes: number | undefined,
   keepAliveSeconds: number,
+  now = Date.now(),
 ): string {
+  const tail = headTail(now, keepAliveSeconds);
+  if (status === 200 && bodyBytes !== undefined)
+    return `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${bodyBytes}\r\n${tail}`;
   const length =
     bodyBytes === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${bodyBytes}\r\n`;
-  return (
-    `HTTP/1.1 ${status} ${STATUS[status] ?? ''}\r\n${length}${CORS_LINES}Date: ${httpDate()}\r\n` +
-    `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`
-  );
+  return `HTTP/1.1 ${status} ${STATUS[status] ?? ''}\r\n${length}${tail}`;
+}
+
+/** `value` (from `from` to `to` of `head`) without the optional whitespace around it. */
+function fieldValue(head: string, from: number, to: number): string {
+  while (from < to && (head.charCodeAt(from) === 0x20 || head.charCodeAt(from) === 0x09)) from++;
+  while (to > from && (head.charCodeAt(to - 1) === 0x20 || head.charCodeAt(to - 1) === 0x09)) to--;
+  return head.slice(from, to);
 }
 
 /** What a request's head says, or undefined when it is not one for the fast path. */
-function parseHead(head: string): { length: number } | undefined {
-  let lineEnd = head.indexOf('\r\n');
-  const requestLine = lineEnd < 0 ? head : head.slice(0, lineEnd);
-  if (!requestLine.startsWith('POST ') || !requestLine.endsWith(' HTTP/1.1')) return undefined;
-  if (!TARGET.test(requestLine.slice(5, -9))) return undefined;
+export function parseHead(head: string): { length: number } | undefined {
+  if (!HEAD.test(head)) return undefined;
   let length: number | undefined;
   let host = false;
+  let lineEnd = head.indexOf('\r\n');
   while (lineEnd >= 0) {
     const start = lineEnd + 2;
-    lineEnd = head.indexOf('\r\n', start);
-    const line = lineEnd < 0 ? head.slice(start) : head.slice(start, lineEnd);
-    const colon = line.indexOf(':');
-    if (colon <= 0) return undefined;
-    const name = line.slice(0, colon);
-    if (!TOKEN.test(name)) return undefined;
-    const value = line.slice(colon + 1).trim();
-    if (!FIELD_VALUE.test(value)) return undefined;
-    switch (name.toLowerCase()) {
-      case 'content-length':
-        if (length !== undefined || !DIGITS.test(value)) return undefined;
-        length = Number(value);
-        break;
-      case 'host':
+    // The pattern above has made sure that every line has a name, a colon and a value.
+    const colon = head.indexOf(':', start);
+    lineEnd = head.indexOf('\r\n', colon);
+    const end = lineEnd < 0 ? head.length : lineEnd;
+    // Only the names below matter here: the others are not even lowercased.
+    switch (colon - start) {
+      case 4:
+        if (head.slice(start, colon).toLowerCase() !== 'host') break;
         if (host) return undefined;
         host = true;
         break;
-      case 'content-type':
-        if (!CONTENT_TYPE.test(value)) return undefined;
+      case 6:
+        if (head.slice(start, colon).toLowerCase() === 'expect') return undefined;
         break;
-      case 'connection':
-        if (value.toLowerCase() !== 'keep-alive') return undefined;
+      case 7:
+        if (head.slice(start, colon).toLowerCase() === 'upgrade') return undefined;
         break;
-      case 'transfer-encoding':
-      case 'expect':
-      case 'upgrade':
-        return undefined;
+      case 10:
+        if (head.slice(start, colon).toLowerCase() !== 'connection') break;
+        if (fieldValue(head, colon + 1, end).toLowerCase() !== 'keep-alive') return undefined;
+        break;
+      case 12:
+        if (head.slice(start, colon).toLowerCase() !== 'content-type') break;
+        if (!CONTENT_TYPE.test(fieldValue(head, colon + 1, end))) return undefined;
+        break;
+      case 14: {
+        if (head.slice(start, colon).toLowerCase() !== 'content-length') break;
+        const value = fieldValue(head, colon + 1, end);
+        if (length !== undefined || !DIGITS.test(value)) return undefined;
+        length = Number(value);
+        break;
+      }
+      case 17:
+        if (head.slice(start, colon).toLowerCase() === 'transfer-encoding') return undefined;
+        break;
     }
   }
   if (length === undefined || !host) return undefined;
   return { length };
 }
 
-/** A request answered or to be: its answer once ready. */
+/** A request answered or to be: its answer once ready (its head is written with the others). */
 interface Slot {
-  out?: string;
+  ready: boolean;
+  status: number;
+  text: string | undefined;
 }
 
 /** The fast-path connections, for the timeout sweep. */
@@ -139,10 +160,17 @@ export class Http1Front {
     this.sweep = setInterval(() => this.check(), checkEveryMs).unref();
   }
 
-  /** Serves `socket` until it closes or goes to Node's server. */
-  serve(socket: Socket): void {
-    const c = new Http1Connection(socket, this.options, () => this.live.delete(c));
+  /**
+   * Serves `socket` until it closes or goes to Node's server. `shared`: the socket's bytes come
+   * to the returned function, not as 'data' events, in this buffer, which the next read
+   * overwrites (a socket made with Node's `onread` option: acceptIntoBuffer.ts); what is kept
+   * past the call is copied. Once the connection is handed to Node's server, the function
+   * drops what it is given: the caller routes the bytes there.
+   */
+  serve(socket: Socket, shared?: Buffer): (chunk: Buffer) => void {
+    const c = new Http1Connection(socket, this.options, () => this.live.delete(c), shared);
     this.live.add(c);
+    return c.read;
   }
 
   private check(): void {
@@ -166,7 +194,8 @@ class Http1Connection {
   /** Date.now() when the first byte of the partial request arrived (0: none). */
   private partialSince = 0;
   private lastActive = Date.now();
-  private readonly slots: Slot[] = [];
+  private slots: Slot[] = [];
+  private readonly keepAliveSeconds: number;
   /** A request Node's server must answer is next: no more are read here. */
   private handingOff = false;
   private pausedForWrites = false;
@@ -178,8 +207,10 @@ class Http1Connection {
     readonly socket: Socket,
     private readonly o: Http1Options,
     private readonly release: () => void,
+    private readonly shared?: Buffer,
   ) {
-    socket.on('data', this.onData);
+    this.keepAliveSeconds = Math.floor(o.keepAliveTimeoutMs / 1000);
+    if (!shared) socket.on('data', this.onData);
     socket.on('drain', this.onDrain);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
@@ -201,6 +232,15 @@ class Http1Connection {
     // What was read and is waiting for Node's server cannot be handed over after the end.
     if (this.handingOff) this.socket.destroy();
     else if (this.slots.length === 0) this.socket.end();
+  };
+
+  /** Bytes read into the shared buffer: as a 'data' event, then what is kept is copied. */
+  readonly read = (d: Buffer): void => {
+    if (this.done) return;
+    this.onData(d);
+    const shared = this.shared?.buffer;
+    for (let i = 0; i < this.pending.length; i++)
+      if (this.pending[i].buffer === shared) this.pending[i] = Buffer.from(this.pending[i]);
   };
 
   private readonly onData = (d: Buffer): void => {
@@ -258,29 +298,35 @@ class Http1Connection {
   }
 
   private request(body: Buffer): void {
-    const slot: Slot = {};
+    const slot: Slot = { ready: false, status: 0, text: undefined };
     this.slots.push(slot);
-    let answered = false;
     this.o.onRequest(body, this.socket.remoteAddress, (status, text) => {
-      if (answered) return;
-      answered = true;
-      const keepAlive = Math.floor(this.o.keepAliveTimeoutMs / 1000);
-      slot.out =
-        text === undefined
-          ? responseHead(status, undefined, keepAlive)
-          : responseHead(status, Buffer.byteLength(text), keepAlive) + text;
+      if (slot.ready) return;
+      slot.ready = true;
+      slot.status = status;
+      slot.text = text;
       this.flush();
     });
   }
 
   /** Writes the answers that are ready, in order, in one write. */
   private flush(): void {
-    let out = '';
+    const slots = this.slots;
     let n = 0;
-    while (n < this.slots.length && this.slots[n].out !== undefined) out += this.slots[n++].out;
+    while (n < slots.length && slots[n].ready) n++;
     if (n === 0) return;
-    this.slots.splice(0, n);
-    this.lastActive = Date.now();
+    const now = Date.now();
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const { status, text } = slots[i];
+      out +=
+        text === undefined
+          ? responseHead(status, undefined, this.keepAliveSeconds, now)
+          : responseHead(status, Buffer.byteLength(text), this.keepAliveSeconds, now) + text;
+    }
+    if (n === slots.length) this.slots = [];
+    else slots.splice(0, n);
+    this.lastActive = now;
     if (this.socket.destroyed || !this.socket.writable) return;
     this.socket.write(out);
     if (this.slots.length > 0) return;

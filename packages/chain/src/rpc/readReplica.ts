@@ -52,9 +52,13 @@ function validId(v: unknown): v is string | number | null {
   return v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 }
 
-function answer(id: unknown, result: string): Plan {
-  // The key order the main thread's dispatcher gives (dispatch.ts): the same bytes.
-  return { kind: 'answer', text: JSON.stringify({ jsonrpc: '2.0', id, result }) };
+function answer(id: string | number | null, result: string): Plan {
+  // The bytes JSON.stringify({ jsonrpc: '2.0', id, result }) gives, in the key order of the main
+  // thread's dispatcher (dispatch.ts), without the object.
+  return {
+    kind: 'answer',
+    text: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`,
+  };
 }
 
 export class ReadReplica {
@@ -120,15 +124,16 @@ export class ReadReplica {
     if (!('id' in r) || !validId(r.id) || r.jsonrpc !== '2.0' || typeof r.method !== 'string') return FORWARD;
     const params = r.params === undefined || r.params === null ? [] : r.params;
     if (!Array.isArray(params)) return FORWARD;
+    const id = r.id as string | number | null;
     switch (r.method) {
       case 'eth_chainId':
-        return params.length === 0 ? answer(r.id, this.constants.chainId) : FORWARD;
+        return params.length === 0 ? answer(id, this.constants.chainId) : FORWARD;
       case 'net_version':
-        return params.length === 0 ? answer(r.id, this.constants.netVersion) : FORWARD;
+        return params.length === 0 ? answer(id, this.constants.netVersion) : FORWARD;
       case 'web3_clientVersion':
-        return params.length === 0 ? answer(r.id, this.constants.clientVersion) : FORWARD;
+        return params.length === 0 ? answer(id, this.constants.clientVersion) : FORWARD;
       case 'eth_blockNumber':
-        return params.length === 0 ? answer(r.id, this.head) : FORWARD;
+        return params.length === 0 ? answer(id, this.head) : FORWARD;
     }
     const read = Object.hasOwn(READS, r.method) ? READS[r.method] : undefined;
     if (!read || params.length > read.max) return FORWARD;
@@ -145,7 +150,7 @@ export class ReadReplica {
     if (!view || (view === 'pending' && read.field === 'nonce')) return FORWARD;
     const key: ReadKey = { view, address: address.toLowerCase(), field: read.field, slot };
     const value = this.get(key);
-    return value === undefined ? { kind: 'fill', key } : answer(r.id, value);
+    return value === undefined ? { kind: 'fill', key } : answer(id, value);
   }
 
   /** The view a block parameter reads, or undefined for any other block (the main thread's). */

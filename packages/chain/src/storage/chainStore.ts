@@ -29,7 +29,8 @@ import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
 import { compactReceiptList } from './receiptCodec.js';
 import { decodeTxPosition, encodeTxPosition } from './txIndex.js';
-import { type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
+import { CleanNodes } from './cleanNodes.js';
+import { type Flush, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import type { PathNode } from './pathNodes.js';
 
 export type Bytes = Uint8Array;
@@ -62,6 +63,8 @@ export const DEFAULT_LAYER_LIMITS: LayerLimits = {
   // rewrites, reaches the disk once per many blocks; small enough to write in a second or two.
   flushBytes: 16 << 20,
   flushBlocks: 64,
+  // Off until the hour run shows it pays (decision 0471); --state-cache-memory 32 is what was measured.
+  cleanBytes: 0,
 };
 
 /** A past block whose state this node no longer keeps (older than `--state-window`). */
@@ -74,6 +77,8 @@ type Op = { type: 'put'; key: Bytes; value: Bytes } | { type: 'del'; key: Bytes 
 /** The overlay's key for a database key (latin1: one char per byte, cheap to build). */
 const overlayKey = (key: Bytes) => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 const STORAGE = 'o'.charCodeAt(0);
+const ACCOUNT_NODE = 'A'.charCodeAt(0);
+const STORAGE_NODE = 'S'.charCodeAt(0);
 /** `fromOverlay`: the unwritten blocks do not have the key. */
 const MISS = Symbol('miss');
 /**
@@ -137,6 +142,10 @@ export class ChainStore {
 
   /** The newest blocks' trie nodes over the trie on disk. */
   readonly layers: PathLayers;
+  /** Nodes of the trie on disk kept in memory: what the flushes wrote and what was read. */
+  readonly cleanNodes: CleanNodes;
+  /** A landed flush's nodes going into the clean cache (keepFlushed). */
+  private keeping: Promise<void> = Promise.resolve();
   /** Reads gathered for one LevelDB `getMany` (fromDb), until it is issued. */
   private gathered?: {
     keys: Bytes[];
@@ -149,6 +158,8 @@ export class ChainStore {
   };
   /** LevelDB `getMany` calls issued so far (fromDb: each may serve several readers). */
   reads = 0;
+  /** Keys those calls asked for, by kind: flat accounts, flat slots, trie nodes, the rest. */
+  readonly readKeys = { account: 0, storage: 0, trieNode: 0, other: 0 };
   /** keys.stateLayer as stored: undefined until the first block is written. */
   private stateStart: bigint | undefined;
 
@@ -168,6 +179,7 @@ export class ChainStore {
   ) {
     this.view = db.snapshot();
     this.layers = new PathLayers(limits);
+    this.cleanNodes = new CleanNodes(limits.cleanBytes ?? 0);
   }
 
   /** A store in memory only (`--ephemeral`, as Anvil's default): gone when the node stops. */
@@ -282,6 +294,7 @@ export class ChainStore {
   /** The layers after a reset's batch (stateResetOps): none, over an empty trie. */
   stateReset(next?: bigint): void {
     this.layers.reset();
+    this.cleanNodes.clear();
     this.stateStart = next;
     if (next !== undefined && next > 0n) this.layers.startAt(next - 1n);
   }
@@ -295,7 +308,8 @@ export class ChainStore {
 
   /** Resolves when every block handed to writeBlock so far is on disk (rejects if one failed). */
   flushed(): Promise<void> {
-    return this.writing.then(() => {
+    return this.writing.then(async () => {
+      await this.keeping;
       if (this.failure) throw this.failure;
     });
   }
@@ -345,9 +359,12 @@ export class ChainStore {
   async getTrieNode(hash: Bytes, path?: Bytes, owner?: Bytes): Promise<Bytes | undefined> {
     if (!path) return undefined;
     const key = trieNodeKey(owner, path);
-    const mem = this.layers.find(latin1(key), hash);
+    const name = latin1(key);
+    const mem = this.layers.find(name, hash) ?? this.cleanNodes.find(name, hash);
     if (mem) return mem;
-    return checked(hash, await this.db.get(key, { snapshot: this.view }));
+    const enc = checked(hash, await this.db.get(key, { snapshot: this.view }));
+    if (enc) this.cleanNodes.put(name, hash, enc);
+    return enc;
   }
 
   /** Many trie nodes, those not in memory in one LevelDB call, in the order asked. */
@@ -356,17 +373,25 @@ export class ChainStore {
     const out: (Bytes | undefined)[] = new Array(hashes.length);
     const at: number[] = [];
     const ks: Bytes[] = [];
+    const names: string[] = [];
     for (let i = 0; i < hashes.length; i++) {
       const key = trieNodeKey(owner, paths[i]);
-      out[i] = this.layers.find(latin1(key), hashes[i]);
+      const name = latin1(key);
+      out[i] = this.layers.find(name, hashes[i]) ?? this.cleanNodes.find(name, hashes[i]);
       if (out[i] === undefined) {
         at.push(i);
         ks.push(key);
+        names.push(name);
       }
     }
     if (ks.length) {
       const got = await this.fromDb(ks);
-      for (let j = 0; j < at.length; j++) out[at[j]] = checked(hashes[at[j]], got[j]);
+      for (let j = 0; j < at.length; j++) {
+        const hash = hashes[at[j]];
+        const enc = checked(hash, got[j]);
+        out[at[j]] = enc;
+        if (enc) this.cleanNodes.put(names[j], hash, enc);
+      }
     }
     return out;
   }
@@ -407,6 +432,14 @@ export class ChainStore {
     this.gathered = undefined;
     if (!g) return;
     this.reads++;
+    const counts = this.readKeys;
+    for (const k of g.keys) {
+      const kind = k[0];
+      if (kind === ACCOUNT) counts.account++;
+      else if (kind === STORAGE) counts.storage++;
+      else if (kind === ACCOUNT_NODE || kind === STORAGE_NODE) counts.trieNode++;
+      else counts.other++;
+    }
     this.db.getMany(g.keys, { snapshot: this.view }).then(
       (values) => {
         for (const w of g.waiting) w.resolve(values.slice(w.from, w.to));
@@ -563,6 +596,20 @@ export class ChainStore {
   }
 
   /**
+   * A flush has landed: its nodes (the newest version of each path) go to the clean cache, in
+   * slices (a flush is up to 16 MiB of nodes), and only then leave the layers: a read finds them
+   * in one or the other all along.
+   */
+  private async keepFlushed(f: Flush): Promise<void> {
+    for (let i = 0; i < f.names.length; i++) {
+      if (i % BATCH_SLICE === 0 && i) await nextTurn();
+      const [name, hash] = f.names[i];
+      this.cleanNodes.put(name, hash, f.nodes[i][1]);
+    }
+    this.layers.flushed();
+  }
+
+  /**
    * Writes the disk layer's buffer when it is due: one unsynced batch of nodes, the new
    * keys.stateLayer and the deletion of the forward diffs it makes unneeded, queued behind the
    * blocks (a crash before it lands replays those blocks from their diffs; after it, from the
@@ -596,7 +643,8 @@ export class ChainStore {
       }
       this.renewView();
       this.stateStart = f.next;
-      this.layers.flushed();
+      // Off the write queue: the next block's batch does not wait for the clean cache.
+      this.keeping = this.keepFlushed(f);
     });
     this.writing = run.catch(() => {});
   }

@@ -130,11 +130,12 @@ class MergedNodes {
     return layer.ifHash(layer.index.get(key)!, hash);
   }
 
-  /** Every path's newest node, as keys and encodings for one batch. */
-  *entries(): Generator<[string, Uint8Array]> {
+  /** Every path's newest node, as keys, encodings and keccaks for one batch. */
+  *entries(): Generator<[string, Uint8Array, Uint8Array]> {
     for (const [k, slot] of this.refs) {
       const layer = this.layers[slot];
-      yield [k, layer.encoding(layer.index.get(k)!)];
+      const i = layer.index.get(k)!;
+      yield [k, layer.encoding(i), layer.hashes.subarray(32 * i, 32 * i + 32)];
     }
   }
 }
@@ -142,6 +143,8 @@ class MergedNodes {
 /** The nodes a flush writes, and the first block whose nodes are not in them. */
 export interface Flush {
   nodes: [key: Uint8Array, enc: Uint8Array][];
+  /** The same nodes' latin1 keys and keccaks, in the same order (the clean cache takes them). */
+  names: [key: string, hash: Uint8Array][];
   /** Value of keys.stateLayer once written: blocks from here on are replayed from keys.stateDiff. */
   next: bigint;
   /** The blocks merged into this flush (their forward diffs can go). */
@@ -162,6 +165,11 @@ export interface LayerLimits {
   flushBytes: number;
   /** ...or this many blocks' worth, whichever comes first. */
   flushBlocks: number;
+  /**
+   * Bytes of the disk layer's nodes kept in memory besides (cleanNodes.ts, `--state-cache-memory`):
+   * what the flushes wrote and what was read from LevelDB, newest first. 0 or absent: none.
+   */
+  cleanBytes?: number;
 }
 
 export class PathLayers {
@@ -260,9 +268,14 @@ export class PathLayers {
     const due = this.buffer.bytes >= this.limits.flushBytes || this.buffer.blocks >= this.limits.flushBlocks;
     if (!due && !force) return undefined;
     const nodes: [Uint8Array, Uint8Array][] = [];
-    for (const [k, enc] of this.buffer.entries()) nodes.push([fromLatin1(k), enc]);
+    const names: [string, Uint8Array][] = [];
+    for (const [k, enc, hash] of this.buffer.entries()) {
+      nodes.push([fromLatin1(k), enc]);
+      names.push([k, hash]);
+    }
     const flush: Flush = {
       nodes,
+      names,
       next: this.merged + 1n,
       from: this.bufferFrom ?? this.merged,
       bytes: this.buffer.bytes,

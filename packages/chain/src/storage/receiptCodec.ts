@@ -9,7 +9,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.js';
-import { bigintToBytes, bytesToBigint } from '../primitives/hex.js';
+import { bytesToBigint } from '../primitives/hex.js';
 
 export interface StoredLog {
   address: Uint8Array;
@@ -27,18 +27,72 @@ export interface StoredReceipt {
   logs: StoredLog[];
 }
 
+const ONE = Uint8Array.of(1);
+const NONE = new Uint8Array(0);
+const NO_LOGS = Uint8Array.of(0xc0);
+
+/**
+ * Written straight into one exact-size array (one per transaction sealed: through the generic
+ * RLP encoder it allocated ~3 KB of intermediate arrays for a transfer's 262 bytes,
+ * docs/perf/2026-11-27-longrun-night.md); the logs, when there are any, through RLP.
+ */
 export function encodeReceipt(r: StoredReceipt): Uint8Array {
-  const body = RLP.encode([
-    r.postState ?? (r.status ? Uint8Array.of(1) : new Uint8Array(0)),
-    bigintToBytes(r.cumulativeGasUsed),
-    r.bloom,
-    r.logs.map((l) => [l.address, l.topics, l.data]),
-  ]);
-  if (r.type === 0) return body;
-  const out = new Uint8Array(body.length + 1);
-  out[0] = r.type;
-  out.set(body, 1);
+  const first = r.postState ?? (r.status ? ONE : NONE);
+  const gas = r.cumulativeGasUsed;
+  let gasBytes = 0;
+  for (let g = gas; g > 0n; g >>= 8n) gasBytes++;
+  const gasItem = gasBytes === 1 && gas < 0x80n ? 1 : 1 + gasBytes;
+  const logs = r.logs.length ? RLP.encode(r.logs.map((l) => [l.address, l.topics, l.data])) : NO_LOGS;
+  const payload = itemLength(first) + gasItem + itemLength(r.bloom) + logs.length;
+  const typed = r.type === 0 ? 0 : 1;
+  const out = new Uint8Array(typed + headerLength(payload) + payload);
+  if (typed) out[0] = r.type;
+  let at = writeHeader(out, typed, 0xc0, payload);
+  at = writeItem(out, at, first);
+  if (gasItem === 1) out[at++] = Number(gas);
+  else {
+    out[at++] = 0x80 + gasBytes;
+    for (let i = gasBytes - 1, g = gas; i >= 0; i--, g >>= 8n) out[at + i] = Number(g & 0xffn);
+    at += gasBytes;
+  }
+  at = writeItem(out, at, r.bloom);
+  out.set(logs, at);
   return out;
+}
+
+/** Bytes of the RLP string item holding `b`. */
+function itemLength(b: Uint8Array): number {
+  return b.length === 1 && b[0] < 0x80 ? 1 : headerLength(b.length) + b.length;
+}
+
+/** Bytes of an RLP header for a payload of `n` bytes. */
+function headerLength(n: number): number {
+  if (n <= 55) return 1;
+  let k = 0;
+  for (let m = n; m > 0; m = Math.floor(m / 256)) k++;
+  return 1 + k;
+}
+
+/** Writes an RLP header (`base` 0x80 for a string, 0xc0 for a list) at `at`; returns where the payload goes. */
+function writeHeader(out: Uint8Array, at: number, base: number, n: number): number {
+  if (n <= 55) {
+    out[at] = base + n;
+    return at + 1;
+  }
+  const k = headerLength(n) - 1;
+  out[at] = base + 55 + k;
+  for (let i = k, m = n; i >= 1; i--, m = Math.floor(m / 256)) out[at + i] = m & 0xff;
+  return at + 1 + k;
+}
+
+function writeItem(out: Uint8Array, at: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0] < 0x80) {
+    out[at] = b[0];
+    return at + 1;
+  }
+  const from = writeHeader(out, at, 0x80, b.length);
+  out.set(b, from);
+  return from + b.length;
 }
 
 /**

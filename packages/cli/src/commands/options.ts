@@ -185,6 +185,15 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .env('WHARF_STATE_WINDOW_MEMORY')
         .argParser(parsePositiveInteger)
         .default(32),
+    )
+    .addOption(
+      new Option(
+        '--state-cache-memory <MiB>',
+        'trie nodes of the state on disk kept in memory, read again without the disk; 0: none',
+      )
+        .env('WHARF_STATE_CACHE_MEMORY')
+        .argParser(parseInteger)
+        .default(0),
     );
 }
 
