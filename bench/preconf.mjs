@@ -627,6 +627,20 @@ async function main() {
       .join(', ')}`,
   );
   console.log(`per ${SPAN} s: node RSS mean MB ${rssBySpan.map((r) => f(r.mean)).join(', ')}`);
+  // Per minute, per 1,000 transfers pre-confirmed (the 10 s /metrics samples): what the node reads
+  // from LevelDB and its main thread's CPU, counts the machine's other load moves little.
+  const readsPerMinute = [];
+  const byTime = [...heapSamples].sort((x, y) => x.t - y.t);
+  for (let m = 0; ; m++) {
+    const a = byTime.find((r) => r.t >= m * 60);
+    const b = byTime.findLast((r) => r.t <= (m + 1) * 60);
+    if (!a || !b || b.t - a.t < 30 || !(b.txs > a.txs)) break;
+    const per = (k) => ((b[k] - a[k]) / (b.txs - a.txs)) * 1000;
+    readsPerMinute.push(
+      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('mainCpuS') * 1000)} ms main-thread CPU`,
+    );
+  }
+  if (readsPerMinute.length) console.log(`per minute, per 1,000 transfers: ${readsPerMinute.join('; ')}`);
 
   const out = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(out, { recursive: true });

@@ -75,7 +75,8 @@ export interface ChainNodeOptions {
    */
   stateWindowMemoryBytes?: number;
   /**
-   * Bytes of the trie on disk's nodes kept in memory (`--state-cache-memory`, default 0: none): what the disk layer's flushes wrote and what was read from LevelDB (decision 0471).
+   * Bytes of the trie on disk's nodes kept in memory (`--state-cache-memory`, default 32 MiB;
+   * 0: none): what the disk layer's flushes wrote and what was read from LevelDB (decision 0471).
    */
   stateCacheMemoryBytes?: number;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */

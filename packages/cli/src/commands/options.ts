@@ -193,7 +193,7 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       )
         .env('WHARF_STATE_CACHE_MEMORY')
         .argParser(parseInteger)
-        .default(0),
+        .default(32),
     );
 }
 
