@@ -53,6 +53,8 @@ describe('wharf command line', () => {
       /--follow-max-message <bytes>.*expected a whole number/,
     ],
     [['chain', 'follow', '--sequencer', 'http://127.0.0.1:1', '--follow-poll', '-1'], /--follow-poll <ms>/],
+    [['chain', 'start', '--state-cache-memory', '-1'], /--state-cache-memory <MiB>.*expected a whole number/],
+    [['up', '--state-cache-memory', '32MB'], /--state-cache-memory <MiB>.*expected a whole number/],
   ])('refuses a bad flag value naming the flag: %j', (args, message) => {
     const r = wharf(args);
     expect(r.code).not.toBe(0);
