@@ -9,11 +9,12 @@ import { FlatStateReader } from '../src/state/flatState.js';
 import { GenerationalCache } from '../src/state/generationalCache.js';
 import type { StateDiff } from '../src/state/journaledState.js';
 import { computeStateRoot } from '../src/state/stateRoot.js';
-import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { ChainStore } from '../src/storage/chainStore.js';
 import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { accountFromFlat } from '../src/storage/flatAccount.js';
 import { keys } from '../src/storage/keys.js';
 import { tempDir } from './node-helpers.js';
+import { stateOnlyBlock } from './state-helpers.js';
 
 const dirs: string[] = [];
 const stores: ChainStore[] = [];
@@ -173,25 +174,8 @@ describe('FlatStateReader', () => {
       for (let i = b * N + 1; i <= (b + 1) * N; i++)
         diff.accounts.set(bytesToHex(address(i)), new Account(BigInt(i), BigInt(i) * 10n));
       const r = await computeStateRoot(root, flat, diff, nodes, trie);
-      const w: BlockWrite = {
-        hash: new Uint8Array(32).fill(b + 1),
-        number: BigInt(b),
-        rlp: Uint8Array.of(0xc0),
-        receipts: Uint8Array.of(0xc0),
-        senders: new Uint8Array(0),
-        txHashes: [],
-        accounts: new Map(),
-        clearedStorage: [],
-        storage: [],
-        code: [],
-        nodes: r.nodes,
-      };
-      const sealed = [];
-      for (const [k, a] of r.accounts) {
-        w.accounts.set(k, { address: hexToBytes(k), rlp: a!.serialize() });
-        sealed.push({ address: hexToBytes(k), account: a });
-      }
-      await store.writeBlock(w);
+      const sealed = [...r.accounts].map(([k, a]) => ({ address: hexToBytes(k), account: a }));
+      await store.writeBlock(stateOnlyBlock(b, r));
       // As the builder does: the trie kept warm only at its top.
       r.trie.evict(1);
       flat.applySealed({ accounts: sealed, clearedStorage: [], storage: [] }, r.trie);

@@ -5,15 +5,16 @@ import fs from 'node:fs';
 import { Account, createAccountFromRLP } from '@ethereumjs/util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
-import { bytesToHex, hexToBytes } from '../src/primitives/hex.js';
+import { bytesToHex } from '../src/primitives/hex.js';
 import { FlatStateReader } from '../src/state/flatState.js';
 import type { StateDiff } from '../src/state/journaledState.js';
 import { computeStateRoot } from '../src/state/stateRoot.js';
 import { openTrie } from '../src/state/trieAdapter.js';
-import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { ChainStore } from '../src/storage/chainStore.js';
 import { CleanNodes } from '../src/storage/cleanNodes.js';
 import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { tempDir } from './node-helpers.js';
+import { stateOnlyBlock } from './state-helpers.js';
 
 const dirs: string[] = [];
 const stores: ChainStore[] = [];
@@ -113,21 +114,7 @@ describe('ChainStore with the clean cache', () => {
       for (let i = b * 500 + 1; i <= (b + 1) * 500; i++)
         diff.accounts.set(bytesToHex(address(i)), new Account(BigInt(i), 1n));
       const r = await computeStateRoot(root, flat, diff, nodes);
-      const w: BlockWrite = {
-        hash: new Uint8Array(32).fill(b + 1),
-        number: BigInt(b),
-        rlp: Uint8Array.of(0xc0),
-        receipts: Uint8Array.of(0xc0),
-        senders: new Uint8Array(0),
-        txHashes: [],
-        accounts: new Map(),
-        clearedStorage: [],
-        storage: [],
-        code: [],
-        nodes: r.nodes,
-      };
-      for (const [k, a] of r.accounts) w.accounts.set(k, { address: hexToBytes(k), rlp: a!.serialize() });
-      await store.writeBlock(w);
+      await store.writeBlock(stateOnlyBlock(b, r));
       root = r.root;
       roots.push(r.root);
     }
