@@ -370,7 +370,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   };
   const poolJournal = await attachJournal(
     pool,
-    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
+    ephemeral
+      ? noTxJournal
+      : createFileTxJournal(
+          join(options.dataDir, 'txpool.journal'),
+          onJournalError,
+          options.poolJournalDelayMs,
+        ),
     { onError: onJournalError },
   );
   const logLevel = log?.level;

@@ -106,7 +106,7 @@ describe('journal', () => {
     expect(raws.map((r) => toHex(r))).toEqual([toHex(a1.raw)]);
   });
 
-  test('appends reach the file within the batch window, without a close', async () => {
+  test('appends reach the file once held, without a close', async () => {
     const path = join(dir, 'journal.bin');
     const journal = createFileTxJournal(path);
     const raws = [await tx(alice, 0), await tx(alice, 1), await tx(alice, 2)];
@@ -120,6 +120,42 @@ describe('journal', () => {
     }
     expect(loaded.map((r) => toHex(r))).toEqual(raws.map((r) => toHex(r)));
     await journal.close();
+  });
+
+  test('a transaction that leaves the pool within the hold is never written; one still pooled is', async () => {
+    const path = join(dir, 'journal.bin');
+    const pool = newPool();
+    const holdMs = 150;
+    const journal = createFileTxJournal(path, undefined, holdMs);
+    const attached = await attachJournal(pool, journal, { rotateMs: 0 });
+    const a0 = await pool.add(await tx(alice, 0));
+    const b0 = await pool.add(await tx(bob, 0));
+    const written = async () => (await createFileTxJournal(path).load()).map((r) => toHex(r));
+    // Held: nothing yet, though the batch window (10 ms) has long passed.
+    await new Promise((r) => setTimeout(r, holdMs / 2));
+    expect(await written()).toEqual([]);
+    // alice's is pre-confirmed (leaves the pool) before its write is due.
+    nonces.set(alice.address.toLowerCase(), 1n);
+    await pool.onIncluded([a0]);
+    const deadline = Date.now() + 2000;
+    let got: string[] = [];
+    while (Date.now() < deadline && got.length === 0) {
+      await new Promise((r) => setTimeout(r, APPEND_BATCH_MS));
+      got = await written();
+    }
+    expect(got).toEqual([toHex(b0.raw)]);
+    await new Promise((r) => setTimeout(r, holdMs));
+    expect(await written()).toEqual([toHex(b0.raw)]);
+    await attached.stop();
+  });
+
+  test('a close writes what is still held, without waiting for the hold', async () => {
+    const path = join(dir, 'journal.bin');
+    const journal = createFileTxJournal(path, undefined, 60_000);
+    const raw = await tx(alice, 0);
+    journal.append(raw, () => true);
+    await journal.close();
+    expect((await createFileTxJournal(path).load()).map((r) => toHex(r))).toEqual([toHex(raw)]);
   });
 
   test('a torn last record is ignored', async () => {

@@ -7,9 +7,14 @@
  * Format: records of a 4-byte big-endian length and the raw signed transaction. A torn last
  * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth), and
  * gathered for APPEND_BATCH_MS into one write, not one per accepted transaction
- * (docs/decisions/0022-pool-journal-10ms-batches.md). A crash can lose the last few milliseconds of
- * accepted transactions that were not yet pre-confirmed; pre-confirmed ones are in the
- * flashblock journal.
+ * (docs/decisions/0022-pool-journal-10ms-batches.md).
+ *
+ * An append is held `holdMs` first (`--pool-journal-delay`, DEFAULT_POOL_JOURNAL_HOLD_MS), and a
+ * transaction that has left the pool by then is not written: at 1,000 transfers/s nearly every
+ * one is pre-confirmed within a flashblock interval, and a pre-confirmed transaction is on disk
+ * already, in the flashblock journal. Writing them all cost as many bytes as that journal
+ * (~114 a transfer, decision 0490). A kill -9 can lose the accepted transactions of the last
+ * `holdMs` that were not pre-confirmed yet; pre-confirmed ones are in the flashblock journal.
  *
  * A write that fails (a full disk, an I/O error) is reported to `onError` and the journal goes on:
  * the transactions stay in the pool, the next append opens the file again, and the next rotation
@@ -24,11 +29,21 @@ import type { PoolTransaction, TxPool } from './types.js';
 /** How long appends are gathered before they are written together. */
 export const APPEND_BATCH_MS = 10;
 
+/**
+ * How long an accepted transaction waits before it is written, so that the ones pre-confirmed
+ * meanwhile are not (decision 0490): a flashblock interval (200 ms) and the p99 of
+ * submit-to-pending at load (~250 ms) fit in it twice.
+ */
+export const DEFAULT_POOL_JOURNAL_HOLD_MS = 500;
+
 export interface TxJournal {
   /** Raw transactions journaled so far, oldest first. */
   load(): Promise<Uint8Array[]>;
-  /** Appends one accepted transaction. */
-  append(raw: Uint8Array): void;
+  /**
+   * Appends one accepted transaction. `pooled`: asked when its write is due; false (it left the
+   * pool: pre-confirmed, replaced, dropped) and it is not written.
+   */
+  append(raw: Uint8Array, pooled?: () => boolean): void;
   /** Replaces the journal with exactly these transactions. */
   rotate(raws: Iterable<Uint8Array>): Promise<void>;
   /** Flushes and closes the file. */
@@ -56,16 +71,29 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** An append waiting for its write: due at `at` + holdMs. */
+interface Held {
+  raw: Uint8Array;
+  at: number;
+  pooled?: () => boolean;
+}
+
 /**
  * A journal in one file (created with its directory on first write). `onError` hears of every
- * failed write; nothing a write does throws or stops the process.
+ * failed write; nothing a write does throws or stops the process. `holdMs`: how long an append
+ * waits before it is written (see the top of this file).
  */
-export function createFileTxJournal(path: string, onError: (e: Error) => void = () => {}): TxJournal {
+export function createFileTxJournal(
+  path: string,
+  onError: (e: Error) => void = () => {},
+  holdMs: number = DEFAULT_POOL_JOURNAL_HOLD_MS,
+): TxJournal {
   let stream: WriteStream | undefined;
-  /** The file being opened or rewritten; appends meanwhile wait in `batch`. */
+  /** The file being opened or rewritten; appends meanwhile wait in `held`. */
   let rotating: Promise<void> | undefined;
-  /** Transactions waiting for the next write to `stream` (or for a stream). */
-  let batch: Uint8Array[] = [];
+  /** Appends not written yet, oldest first (from `head` on: taken ones are cut in slices). */
+  let held: Held[] = [];
+  let head = 0;
   let flushTimer: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<WriteStream> => {
@@ -85,13 +113,37 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
       s.once('error', () => resolve());
       s.end(() => resolve());
     });
-  const flush = (): void => {
+  /** The next write, when the oldest held append is due (never sooner than a batch window). */
+  const schedule = (): void => {
+    if (flushTimer !== undefined || head === held.length) return;
+    const wait = Math.max(APPEND_BATCH_MS, held[head].at + holdMs - Date.now());
+    flushTimer = setTimeout(() => flush(false), wait);
+    flushTimer.unref();
+  };
+  /**
+   * Writes the appends due (all of them: a rotation or close), or due within the next batch
+   * window, except those that left the pool meanwhile.
+   */
+  const flush = (all: boolean): void => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
     // No stream: the file is being opened or rewritten, and that flushes when it is done.
-    if (stream === undefined || !batch.length) return;
-    stream.write(encodeRecords(batch));
-    batch = [];
+    if (stream === undefined) return;
+    const until = Date.now() - holdMs + APPEND_BATCH_MS;
+    const raws: Uint8Array[] = [];
+    for (; head < held.length && (all || held[head].at <= until); head++) {
+      const h = held[head];
+      if (h.pooled === undefined || h.pooled()) raws.push(h.raw);
+    }
+    if (head === held.length) {
+      held = [];
+      head = 0;
+    } else if (head > 4096) {
+      held = held.slice(head);
+      head = 0;
+    }
+    if (raws.length) stream.write(encodeRecords(raws));
+    schedule();
   };
 
   return {
@@ -105,20 +157,17 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
       }
       return decodeRecords(bytes);
     },
-    append(raw) {
+    append(raw, pooled) {
       // Framed at the flush, all in one buffer: a buffer of its own per record cost more than
       // the rest of the append.
-      batch.push(raw);
-      if (flushTimer === undefined) {
-        flushTimer = setTimeout(flush, APPEND_BATCH_MS);
-        flushTimer.unref();
-      }
+      held.push({ raw, at: Date.now(), pooled });
+      schedule();
       if (stream !== undefined || rotating !== undefined) return;
       rotating = open()
         .then(
           (s) => {
             stream = s;
-            flush();
+            flush(false);
           },
           () => {
             // Kept in `batch`; the next append or rotation tries again.
@@ -130,7 +179,7 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
     },
     async rotate(raws) {
       while (rotating !== undefined) await rotating;
-      flush();
+      flush(true);
       const previous = stream;
       stream = undefined;
       const done = (async () => {
@@ -140,7 +189,8 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
         await rename(`${path}.new`, path);
         await syncDir(dirname(path));
         stream = await open();
-        flush();
+        // Appends made during the rewrite keep their hold.
+        flush(false);
       })();
       rotating = done.finally(() => {
         rotating = undefined;
@@ -149,7 +199,7 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
     },
     async close() {
       while (rotating !== undefined) await rotating;
-      flush();
+      flush(true);
       const s = stream;
       stream = undefined;
       await end(s);
@@ -234,7 +284,10 @@ export async function attachJournal(
   };
   // At start-up too: a journal that cannot be written is reported, and the node serves.
   await journal.rotate(snapshot()).catch((e) => options.onError?.(e));
-  const unsubscribe = pool.onAdded((ptx: PoolTransaction) => journal.append(ptx.raw));
+  // Written only if still pooled when due: a pre-confirmed one is in the flashblock journal.
+  const unsubscribe = pool.onAdded((ptx: PoolTransaction) =>
+    journal.append(ptx.raw, () => pool.get(ptx.hash) === ptx),
+  );
   const timer =
     rotateMs > 0
       ? setInterval(() => {
