@@ -106,7 +106,7 @@ describe('journal', () => {
     expect(raws.map((r) => toHex(r))).toEqual([toHex(a1.raw)]);
   });
 
-  test('appends reach the file once held, without a close', async () => {
+  test('appends reach the file within the batch window, without a close', async () => {
     const path = join(dir, 'journal.bin');
     const journal = createFileTxJournal(path);
     const raws = [await tx(alice, 0), await tx(alice, 1), await tx(alice, 2)];
@@ -127,7 +127,11 @@ describe('journal', () => {
     const pool = newPool();
     const holdMs = 150;
     const journal = createFileTxJournal(path, undefined, holdMs);
-    const attached = await attachJournal(pool, journal, { rotateMs: 0 });
+    // The builder journals its pre-confirmations (interval mode).
+    const attached = await attachJournal(pool, journal, {
+      rotateMs: 0,
+      preconfirmationsJournaled: () => true,
+    });
     const a0 = await pool.add(await tx(alice, 0));
     const b0 = await pool.add(await tx(bob, 0));
     const written = async () => (await createFileTxJournal(path).load()).map((r) => toHex(r));
@@ -146,6 +150,41 @@ describe('journal', () => {
     expect(got).toEqual([toHex(b0.raw)]);
     await new Promise((r) => setTimeout(r, holdMs));
     expect(await written()).toEqual([toHex(b0.raw)]);
+    await attached.stop();
+  });
+
+  test('without a journal of pre-confirmations (a block per transaction), an append is not held, and written though it left the pool', async () => {
+    const path = join(dir, 'journal.bin');
+    const pool = newPool();
+    const journal = createFileTxJournal(path, undefined, 150);
+    let journaled = false;
+    const attached = await attachJournal(pool, journal, {
+      rotateMs: 0,
+      preconfirmationsJournaled: () => journaled,
+    });
+    const a0 = await pool.add(await tx(alice, 0));
+    // Sealed at once: its block is shown before its batch is on disk, so the journal keeps it.
+    nonces.set(alice.address.toLowerCase(), 1n);
+    await pool.onIncluded([a0]);
+    const written = async (n: number) => {
+      const deadline = Date.now() + 2000;
+      let got: string[] = [];
+      while (Date.now() < deadline && got.length < n) {
+        await new Promise((r) => setTimeout(r, APPEND_BATCH_MS));
+        got = (await createFileTxJournal(path).load()).map((r) => toHex(r));
+      }
+      return got;
+    };
+    // Well within the hold (150 ms): not held.
+    await new Promise((r) => setTimeout(r, 3 * APPEND_BATCH_MS));
+    expect((await createFileTxJournal(path).load()).map((r) => toHex(r))).toEqual([toHex(a0.raw)]);
+    // Held while the builder journals, and then written if it stopped journaling meanwhile.
+    journaled = true;
+    const a1 = await pool.add(await tx(alice, 1));
+    journaled = false;
+    nonces.set(alice.address.toLowerCase(), 2n);
+    await pool.onIncluded([a1]);
+    expect(await written(2)).toEqual([toHex(a0.raw), toHex(a1.raw)]);
     await attached.stop();
   });
 

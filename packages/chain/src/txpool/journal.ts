@@ -9,12 +9,15 @@
  * gathered for APPEND_BATCH_MS into one write, not one per accepted transaction
  * (docs/decisions/0022-pool-journal-10ms-batches.md).
  *
- * An append is held `holdMs` first (`--pool-journal-delay`, DEFAULT_POOL_JOURNAL_HOLD_MS), and a
+ * While the builder journals its pre-confirmations (a block time and a flashblock journal), an
+ * append is held `holdMs` first (`--pool-journal-delay`, DEFAULT_POOL_JOURNAL_HOLD_MS), and a
  * transaction that has left the pool by then is not written: at 1,000 transfers/s nearly every
  * one is pre-confirmed within a flashblock interval, and a pre-confirmed transaction is on disk
  * already, in the flashblock journal. Writing them all cost as many bytes as that journal
  * (~114 a transfer, decision 0490). A kill -9 can lose the accepted transactions of the last
  * `holdMs` that were not pre-confirmed yet; pre-confirmed ones are in the flashblock journal.
+ * Without that journal (a block per transaction, manual mining) a block is shown a moment before
+ * its batch is on disk and its transactions have no other copy: appends are not held.
  *
  * A write that fails (a full disk, an I/O error) is reported to `onError` and the journal goes on:
  * the transactions stay in the pool, the next append opens the file again, and the next rotation
@@ -40,10 +43,11 @@ export interface TxJournal {
   /** Raw transactions journaled so far, oldest first. */
   load(): Promise<Uint8Array[]>;
   /**
-   * Appends one accepted transaction. `pooled`: asked when its write is due; false (it left the
-   * pool: pre-confirmed, replaced, dropped) and it is not written.
+   * Appends one accepted transaction. `needed`: the append is held (holdMs) and then asked;
+   * false (it left the pool and is on disk elsewhere, or was dropped) and it is not written.
+   * Without it, the append is written at the next batch window.
    */
-  append(raw: Uint8Array, pooled?: () => boolean): void;
+  append(raw: Uint8Array, needed?: () => boolean): void;
   /** Replaces the journal with exactly these transactions. */
   rotate(raws: Iterable<Uint8Array>): Promise<void>;
   /** Flushes and closes the file. */
@@ -71,11 +75,11 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** An append waiting for its write: due at `at` + holdMs. */
+/** An append waiting for its write (Date.now() ms when due). */
 interface Held {
   raw: Uint8Array;
-  at: number;
-  pooled?: () => boolean;
+  due: number;
+  needed?: () => boolean;
 }
 
 /**
@@ -91,9 +95,8 @@ export function createFileTxJournal(
   let stream: WriteStream | undefined;
   /** The file being opened or rewritten; appends meanwhile wait in `held`. */
   let rotating: Promise<void> | undefined;
-  /** Appends not written yet, oldest first (from `head` on: taken ones are cut in slices). */
+  /** Appends not written yet, in the order made. */
   let held: Held[] = [];
-  let head = 0;
   let flushTimer: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<WriteStream> => {
@@ -113,37 +116,34 @@ export function createFileTxJournal(
       s.once('error', () => resolve());
       s.end(() => resolve());
     });
-  /** The next write, when the oldest held append is due (never sooner than a batch window). */
-  const schedule = (): void => {
-    if (flushTimer !== undefined || head === held.length) return;
-    const wait = Math.max(APPEND_BATCH_MS, held[head].at + holdMs - Date.now());
-    flushTimer = setTimeout(() => flush(false), wait);
+  /** The next write, when the first held append is due (never sooner than a batch window). */
+  const schedule = (due: number): void => {
+    if (flushTimer !== undefined || !held.length) return;
+    flushTimer = setTimeout(() => flush(false), Math.max(APPEND_BATCH_MS, due - Date.now()));
     flushTimer.unref();
   };
   /**
    * Writes the appends due (all of them: a rotation or close), or due within the next batch
-   * window, except those that left the pool meanwhile.
+   * window, except those no longer needed.
    */
   const flush = (all: boolean): void => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
     // No stream: the file is being opened or rewritten, and that flushes when it is done.
     if (stream === undefined) return;
-    const until = Date.now() - holdMs + APPEND_BATCH_MS;
+    const until = Date.now() + APPEND_BATCH_MS;
     const raws: Uint8Array[] = [];
-    for (; head < held.length && (all || held[head].at <= until); head++) {
-      const h = held[head];
-      if (h.pooled === undefined || h.pooled()) raws.push(h.raw);
+    const kept: Held[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const h of held) {
+      if (!all && h.due > until) {
+        kept.push(h);
+        next = Math.min(next, h.due);
+      } else if (h.needed === undefined || h.needed()) raws.push(h.raw);
     }
-    if (head === held.length) {
-      held = [];
-      head = 0;
-    } else if (head > 4096) {
-      held = held.slice(head);
-      head = 0;
-    }
+    held = kept;
     if (raws.length) stream.write(encodeRecords(raws));
-    schedule();
+    schedule(next);
   };
 
   return {
@@ -157,11 +157,12 @@ export function createFileTxJournal(
       }
       return decodeRecords(bytes);
     },
-    append(raw, pooled) {
+    append(raw, needed) {
       // Framed at the flush, all in one buffer: a buffer of its own per record cost more than
       // the rest of the append.
-      held.push({ raw, at: Date.now(), pooled });
-      schedule();
+      const due = Date.now() + (needed ? holdMs : 0);
+      held.push({ raw, due, needed });
+      schedule(due);
       if (stream !== undefined || rotating !== undefined) return;
       rotating = open()
         .then(
@@ -239,6 +240,12 @@ function decodeRecords(bytes: Uint8Array): Uint8Array[] {
 export interface JournalOptions {
   /** How often the journal is rewritten with the pool's content (geth: 1 hour). 0 = never. */
   rotateMs?: number;
+  /**
+   * Whether a transaction that leaves the pool now is on disk elsewhere (the builder journals
+   * its pre-confirmations: interval mode with a flashblock journal). While true, appends are
+   * held and those that left the pool are not written (see the top of this file).
+   */
+  preconfirmationsJournaled?: () => boolean;
   /** Hears of a rotation that failed (the next one tries again). */
   onError?: (e: Error) => void;
 }
@@ -285,9 +292,11 @@ export async function attachJournal(
   // At start-up too: a journal that cannot be written is reported, and the node serves.
   await journal.rotate(snapshot()).catch((e) => options.onError?.(e));
   // Written only if still pooled when due: a pre-confirmed one is in the flashblock journal.
-  const unsubscribe = pool.onAdded((ptx: PoolTransaction) =>
-    journal.append(ptx.raw, () => pool.get(ptx.hash) === ptx),
-  );
+  const journaled = options.preconfirmationsJournaled;
+  const unsubscribe = pool.onAdded((ptx: PoolTransaction) => {
+    if (!journaled?.()) journal.append(ptx.raw);
+    else journal.append(ptx.raw, () => pool.get(ptx.hash) === ptx || !journaled());
+  });
   const timer =
     rotateMs > 0
       ? setInterval(() => {
