@@ -29,6 +29,7 @@ import { BlockOpener, type NextHeader, type StateEdit } from './blockOpener.js';
 import {
   BuilderEvents,
   type BusyListener,
+  type BuiltListener,
   type FlashblockListener,
   type SealedChangesListener,
   type SealListener,
@@ -306,7 +307,7 @@ export class BlockProducer {
   onFlashblock(l: FlashblockListener): () => void {
     return this.events.on('flashblock', l);
   }
-  onFlashblockBuilt(l: FlashblockListener): () => void {
+  onFlashblockBuilt(l: BuiltListener): () => void {
     return this.events.on('built', l);
   }
   onBusy(l: BusyListener): () => void {
