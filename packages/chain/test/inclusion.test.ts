@@ -6,7 +6,7 @@
  */
 import type { Block } from '@ethereumjs/block';
 import { describe, expect, it } from 'vitest';
-import type { FlashblockListener, SealListener } from '../src/builder/events.js';
+import type { BuiltListener, FlashblockListener, SealListener } from '../src/builder/events.js';
 import type { IncludedTx, PendingSnapshot } from '../src/builder/pendingBlock.js';
 import type { PendingBlockView, TxFound } from '../src/reader/chainReader.js';
 import { LocalChainReader, type LocalSources } from '../src/reader/localChainReader.js';
@@ -58,9 +58,18 @@ class Builder {
   pending: PendingSnapshot = snapshot([]);
   private readonly flashblockListeners: FlashblockListener[] = [];
   private readonly sealListeners: SealListener[] = [];
+  private readonly builtListeners: BuiltListener[] = [];
   onFlashblock(l: FlashblockListener) {
     this.flashblockListeners.push(l);
     return () => {};
+  }
+  onFlashblockBuilt(l: BuiltListener) {
+    this.builtListeners.push(l);
+    return () => {};
+  }
+  /** Built, to be shown in `msLeft` ms. */
+  build(s: PendingSnapshot, msLeft: number) {
+    for (const l of this.builtListeners) l(s, msLeft);
   }
   onSealed(l: SealListener) {
     this.sealListeners.push(l);
@@ -184,6 +193,50 @@ describe('InclusionWatch', () => {
     b.show(snapshot(Array.from({ length: 200 }, (_, i) => i)));
     expect((await Promise.all(waiters)).every((f) => f !== undefined)).toBe(true);
     expect(watch.size).toBe(0);
+  });
+
+  it("renders the receipts of a built flashblock's waiters before its showing, and answers with them", async () => {
+    const b = new Builder();
+    const { c } = context(b);
+    const rendered: number[] = [];
+    const watch = new InclusionWatch(b, 1000, (view) => (index) => {
+      rendered.push(index);
+      return { index, receipts: view.senders.length };
+    });
+    const waiters = [watch.waitFor(c, hashOf(2), 5000), watch.waitFor(c, hashOf(4), 5000)];
+    await Promise.resolve();
+    const s = snapshot([1, 2, 3, 4], 3);
+    b.build(s, 50);
+    // Only the waited-for transactions, before anything is shown (nobody is answered yet).
+    expect(rendered).toEqual([1, 3]);
+    expect(watch.size).toBe(2);
+    b.show(s);
+    const [two, four] = await Promise.all(waiters);
+    expect(two?.receipt).toEqual({ index: 1, receipts: 4 });
+    expect(four?.receipt).toEqual({ index: 3, receipts: 4 });
+    expect(rendered).toEqual([1, 3]); // not rendered again at the showing
+  });
+
+  it('leaves to the waiters what the time before the showing did not allow, and a flashblock not built first', async () => {
+    const b = new Builder();
+    const { c } = context(b);
+    let renders = 0;
+    const watch = new InclusionWatch(b, 1000, () => () => ({ n: ++renders }));
+    const late = watch.waitFor(c, hashOf(5), 5000);
+    await Promise.resolve();
+    const s = snapshot([5]);
+    b.build(s, 1); // less than the margin left for the other listeners
+    b.show(s);
+    const found = await late;
+    expect(found?.index).toBe(0);
+    expect(found?.receipt).toBeUndefined();
+    // Built for one snapshot, another shown (a rebuilt flashblock): the rendering is not used.
+    const other = watch.waitFor(c, hashOf(6), 5000);
+    await Promise.resolve();
+    b.build(snapshot([6]), 50);
+    b.show(snapshot([6]));
+    expect((await other)?.receipt).toBeUndefined();
+    expect(renders).toBe(1);
   });
 
   it('holds a receipt request four intervals while flashblocks come, not at all when none came lately', () => {

@@ -1,5 +1,6 @@
 /**
- * Plain transfers applied without the EVM (execution/plainTransfer.ts) against runTx itself:
+ * Plain transfers applied without the EVM (execution/plainTransfer.ts), from the pool's decoded
+ * fields as the builder applies them, against runTx itself:
  * random sequences of transfers (every type, fresh, existing-empty, self, zero-address and
  * coinbase recipients, contracts, 7702 delegations, precompiles, wrong nonces, short funds, fees
  * under the base fee) run on two overlays of the same state, one through the fast path (runTx
@@ -18,11 +19,12 @@ import { Account, KECCAK256_NULL, privateToAddress } from '@ethereumjs/util';
 import { encodeReceipt, runTx } from '@ethereumjs/vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
-import { PlainTransfers } from '../src/execution/plainTransfer.js';
+import { PlainTransfers, type TransferFields, transferFields } from '../src/execution/plainTransfer.js';
 import { createVm } from '../src/execution/vmFactory.js';
 import { bytesToHex, hexToBytes } from '../src/primitives/hex.js';
 import { JournaledState } from '../src/state/journaledState.js';
 import type { StateReader } from '../src/state/stateReader.js';
+import { decodeRawTransaction } from '../src/txpool/decode.js';
 import { rng } from './rng.js';
 
 const GWEI = 10n ** 9n;
@@ -212,7 +214,22 @@ async function runSequence(
     const tx = sign(common, r, w.senders[s], nonce, to, baseFee);
     const sender = w.senders[s].address;
 
-    const fast = await transfers!.apply(fastState, tx, sender, fastGas);
+    // The builder's path: the pool's decoded fields, no transaction object; read off the object
+    // (a follower's, a dev method's), the same fields.
+    const pooled = decodeRawTransaction(tx.serialize());
+    const fields = (f: TransferFields) => ({
+      type: f.type,
+      to: f.to && bytesToHex(f.to),
+      data: bytesToHex(f.data),
+      accessListAddresses: f.accessListAddresses,
+      nonce: f.nonce,
+      gasLimit: f.gasLimit,
+      value: f.value,
+      maxFeePerGas: f.maxFeePerGas,
+      maxPriorityFeePerGas: f.maxPriorityFeePerGas,
+    });
+    expect(fields(transferFields(tx))).toEqual(fields(pooled));
+    const fast = await transfers!.apply(fastState, pooled, sender, fastGas);
     const got = fast
       ? { ok: true as const, gas: fast.totalGasSpent, receipt: bytesToHex(fast.encodedReceipt) }
       : await run(fastVm, tx, fastGas);

@@ -8,6 +8,8 @@ import type { IncludedTx, PendingSnapshot, SealedChanges } from './pendingBlock.
 
 export type SealListener = (block: Block, txs: IncludedTx[]) => void;
 export type FlashblockListener = (snapshot: PendingSnapshot) => void;
+/** `msLeft`: how long until the flashblock is shown; what a listener prepares must fit in it. */
+export type BuiltListener = (snapshot: PendingSnapshot, msLeft: number) => void;
 export type SealedChangesListener = (block: Block, changed: SealedChanges) => void;
 /**
  * `busy`: a timed flashblock (and the seal after the last) is due and being built, until it is
@@ -26,7 +28,7 @@ export interface BuilderEventMap {
    * will be sent when it is (streams render their messages here, so that publication only sends).
    * Nothing may show it yet. Not emitted for flashblocks shown as soon as built.
    */
-  built: FlashblockListener;
+  built: BuiltListener;
   /**
    * The builder's busy windows: from a timed flashblock's timer until it has staged what waited,
    * and from its staging stop to its showing (with the seal, after a block's last one); between

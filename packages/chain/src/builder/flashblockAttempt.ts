@@ -138,7 +138,7 @@ export async function attemptFlashblock(
         done.length,
       );
       if (timing.showAt > built) {
-        d.events.emit('built', snapshot);
+        d.events.emit('built', snapshot, timing.showAt - built);
         const ready = now();
         if (timing.showAt > ready) await sleep(timing.showAt - ready);
       }

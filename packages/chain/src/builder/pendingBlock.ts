@@ -20,7 +20,7 @@ import { nextBaseFee } from '../execution/baseFee.js';
 import { encodeBlock } from '../execution/blockEncoding.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import { commitBlock } from '../execution/commitBlock.js';
-import { PlainTransfers } from '../execution/plainTransfer.js';
+import { PlainTransfers, type TransferFields, transferFields } from '../execution/plainTransfer.js';
 import { createVm } from '../execution/vmFactory.js';
 import { JournaledState, type StateDiff } from '../state/journaledState.js';
 import { localRoot } from '../state/forkState.js';
@@ -31,9 +31,11 @@ import type { StateReader } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { AppendOnlyOrderedTrie } from '../trie/index.js';
+import { transactionsOf } from './lazyTransactions.js';
 
 export interface IncludedTx {
-  tx: TypedTransaction;
+  /** A pool transaction's is built on first read (`PendingBlock.addPooled`). */
+  readonly tx: TypedTransaction;
   /** The signed encoding, as submitted. */
   raw: Uint8Array;
   hash: Uint8Array;
@@ -41,6 +43,28 @@ export interface IncludedTx {
   receipt: StoredReceipt;
   encodedReceipt: Uint8Array;
   gasUsed: bigint;
+}
+
+/** A transaction `addPooled` takes: the plain-transfer fields, and the object when execution needs it. */
+export interface LazyTransaction extends TransferFields {
+  readonly tx: TypedTransaction;
+}
+
+/** An executed transaction; `tx` read through from its source (built there on first read, if lazy). */
+class Included implements IncludedTx {
+  constructor(
+    private readonly source: { readonly tx: TypedTransaction },
+    readonly raw: Uint8Array,
+    readonly hash: Uint8Array,
+    readonly sender: Uint8Array,
+    readonly receipt: StoredReceipt,
+    readonly encodedReceipt: Uint8Array,
+    readonly gasUsed: bigint,
+  ) {}
+
+  get tx(): TypedTransaction {
+    return this.source.tx;
+  }
 }
 
 /** A flashblock's state root, computed before it is published (see `PendingBlock.prepare`). */
@@ -207,29 +231,48 @@ export class PendingBlock {
    * `known` carries what the pool already established (encoding, recovered sender), saving a
    * second recovery.
    */
-  async add(
+  add(
     tx: TypedTransaction,
     known?: { raw: Uint8Array; sender: Uint8Array; hash: Uint8Array },
   ): Promise<AddOutcome> {
-    if (this.gasUsed + tx.gasLimit > this.header.gasLimit)
+    return this.execute({ tx }, transferFields(tx), known);
+  }
+
+  /**
+   * `add` for a pool transaction: its @ethereumjs/tx object is built only if execution needs it
+   * (not a plain transfer) or a reader asks for it (`IncludedTx.tx`, the snapshot's block).
+   */
+  addPooled(
+    t: LazyTransaction,
+    known: { raw: Uint8Array; sender: Uint8Array; hash: Uint8Array },
+  ): Promise<AddOutcome> {
+    return this.execute(t, t, known);
+  }
+
+  private async execute(
+    source: { readonly tx: TypedTransaction },
+    fields: TransferFields,
+    known?: { raw: Uint8Array; sender: Uint8Array; hash: Uint8Array },
+  ): Promise<AddOutcome> {
+    if (this.gasUsed + fields.gasLimit > this.header.gasLimit)
       return { ok: false, reason: 'block gas limit reached', retry: true };
     this.working ??= { state: new JournaledState(this.top), txs: [] };
     const w = this.working;
     try {
-      const sender = known?.sender ?? tx.getSenderAddress().bytes;
+      const sender = known?.sender ?? source.tx.getSenderAddress().bytes;
       const r =
-        (await this.transfers?.apply(w.state, tx, sender, this.gasUsed)) ??
-        (await this.runInVm(w, tx, known));
+        (await this.transfers?.apply(w.state, fields, sender, this.gasUsed)) ??
+        (await this.runInVm(w, source.tx, known));
       this.gasUsed += r.totalGasSpent;
-      const included: IncludedTx = {
-        tx,
-        raw: known?.raw ?? tx.serialize(),
-        hash: known?.hash ?? tx.hash(),
+      const included: IncludedTx = new Included(
+        source,
+        known?.raw ?? source.tx.serialize(),
+        known?.hash ?? source.tx.hash(),
         sender,
-        receipt: r.receipt,
-        encodedReceipt: r.encodedReceipt,
-        gasUsed: r.totalGasSpent,
-      };
+        r.receipt,
+        r.encodedReceipt,
+        r.totalGasSpent,
+      );
       w.txs.push(included);
       return { ok: true, included };
     } catch (e) {
@@ -434,7 +477,8 @@ export class PendingBlock {
       header,
       block: new Block(
         header,
-        txs.map((t) => t.tx),
+        // Built when read (an RPC view, a waiter's answer), not per flashblock: see lazyTransactions.ts.
+        transactionsOf(txs),
         [],
         header.common.isActivatedEIP(4895) ? [] : undefined,
         { common: header.common },

@@ -140,7 +140,7 @@ export class Stager {
     let gasLeft = b.gasLeft;
     for (const t of pool.best(b.baseFee, (sender) => this.nextNonce.get(sender))) {
       if (this.included.has(t.hash) || this.stagedHashes.has(t.hash)) continue;
-      // The pool's own field: reading `t.tx` would build the transaction object of one that may not fit.
+      // The pool's own fields: reading `t.tx` would build the transaction object (see pooledTransaction.ts).
       if (t.gasLimit > gasLeft) return { list, cut: true };
       gasLeft -= t.gasLimit;
       list.push(t);
@@ -170,7 +170,7 @@ export class Stager {
     const fresh: PoolTransaction[] = [];
     const reading = new Set<Promise<void>>();
     for (const t of candidates) {
-      const to = t.tx.to?.bytes;
+      const to = t.to;
       let sender = senders.get(t.sender);
       if (!sender) {
         sender = hexToBytes(t.sender);
@@ -271,7 +271,11 @@ export class Stager {
         inFlashblock.left.add(t.hash);
         continue;
       }
-      const r = await b.add(t.tx, { raw: t.raw, sender: senders.get(t.sender)!, hash: hexToBytes(t.hash) });
+      const r = await b.addPooled(t, {
+        raw: t.raw,
+        sender: senders.get(t.sender)!,
+        hash: hexToBytes(t.hash),
+      });
       if (r.ok) {
         this.stagedList.push(t);
         this.stagedHashes.add(t.hash);

@@ -39,6 +39,51 @@ export interface PlainTransferResult {
   encodedReceipt: Uint8Array;
 }
 
+/**
+ * What the plain-transfer path reads of a transaction: the pool's decoded fields have them
+ * (a pooled transaction executes without its @ethereumjs/tx object), `transferFields` reads them
+ * off such an object.
+ */
+export interface TransferFields {
+  /** 0 legacy, 1 EIP-2930, 2 EIP-1559; above: never a plain transfer here. */
+  readonly type: number;
+  /** Undefined: contract creation. */
+  readonly to: Uint8Array | undefined;
+  readonly data: Uint8Array;
+  /** Entries of the access list (0 for legacy). */
+  readonly accessListAddresses: number;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  readonly value: bigint;
+  /** Legacy/2930: the gas price; 1559: maxFeePerGas. */
+  readonly maxFeePerGas: bigint;
+  /** Legacy/2930: the gas price; 1559: maxPriorityFeePerGas. */
+  readonly maxPriorityFeePerGas: bigint;
+}
+
+/** A transaction object's TransferFields. */
+export function transferFields(tx: TypedTransaction): TransferFields {
+  const fees = tx.supports(Capability.EIP1559FeeMarket)
+    ? (tx as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint })
+    : {
+        maxFeePerGas: (tx as { gasPrice: bigint }).gasPrice,
+        maxPriorityFeePerGas: (tx as { gasPrice: bigint }).gasPrice,
+      };
+  return {
+    type: tx.type,
+    to: tx.to?.bytes,
+    data: tx.data,
+    accessListAddresses: tx.supports(Capability.EIP2930AccessLists)
+      ? (tx as { accessList: unknown[] }).accessList.length
+      : 0,
+    nonce: tx.nonce,
+    gasLimit: tx.gasLimit,
+    value: tx.value,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  };
+}
+
 export class PlainTransfers {
   private readonly coinbase: Uint8Array;
   private readonly coinbaseKey: string;
@@ -69,36 +114,23 @@ export class PlainTransfers {
   /** Applies `tx`, sent by `sender`, after `blockGasUsed` gas of the block; undefined: run it through runTx. */
   async apply(
     state: JournaledState,
-    tx: TypedTransaction,
+    tx: TransferFields,
     sender: Uint8Array,
     blockGasUsed: bigint,
   ): Promise<PlainTransferResult | undefined> {
-    if (tx.type > 2 || tx.data.length !== 0 || tx.to === undefined) return undefined;
-    if (tx.supports(Capability.EIP2930AccessLists) && (tx as { accessList: unknown[] }).accessList.length)
+    const to = tx.to;
+    if (tx.type > 2 || tx.data.length !== 0 || to === undefined || tx.accessListAddresses !== 0)
       return undefined;
-    const { gasLimit, value } = tx;
+    const { gasLimit, value, maxFeePerGas, maxPriorityFeePerGas } = tx;
     if (gasLimit < TX_GAS || (this.gasCap !== undefined && gasLimit > this.gasCap)) return undefined;
     const baseFee = this.baseFee;
     // What the sender pays per gas, what the coinbase gets of it, what the balance must cover.
-    let gasPrice: bigint;
-    let tip: bigint;
-    let maxCost: bigint;
-    if (tx.supports(Capability.EIP1559FeeMarket)) {
-      const { maxFeePerGas, maxPriorityFeePerGas } = tx as {
-        maxFeePerGas: bigint;
-        maxPriorityFeePerGas: bigint;
-      };
-      if (maxFeePerGas < baseFee) return undefined;
-      tip = maxPriorityFeePerGas < maxFeePerGas - baseFee ? maxPriorityFeePerGas : maxFeePerGas - baseFee;
-      gasPrice = baseFee + tip;
-      maxCost = value + gasLimit * maxFeePerGas;
-    } else {
-      gasPrice = (tx as { gasPrice: bigint }).gasPrice;
-      if (gasPrice < baseFee) return undefined;
-      tip = gasPrice - baseFee;
-      maxCost = value + gasLimit * gasPrice;
-    }
-    const to = tx.to.bytes;
+    // A legacy or EIP-2930 transaction's gas price is both of its fee fields: the same sums then
+    // give its price, `gasPrice - baseFee` as the tip and `value + gasLimit * gasPrice`.
+    if (maxFeePerGas < baseFee) return undefined;
+    const tip = maxPriorityFeePerGas < maxFeePerGas - baseFee ? maxPriorityFeePerGas : maxFeePerGas - baseFee;
+    const gasPrice = baseFee + tip;
+    const maxCost = value + gasLimit * maxFeePerGas;
     if (isPrecompile(to, this.common)) return undefined;
     const fromKey = bytesToHex(sender);
     const toKey = bytesToHex(to);

@@ -53,7 +53,8 @@ export const baseMethods: Methods = {
           `the transaction was added to the pool but not pre-confirmed within ${ms} ms`,
           t.hash,
         );
-      return receiptOf(c, found);
+      // Rendered while the flashblock waited for its showing, when there was time (decision 0510).
+      return found.receipt ?? receiptOf(c, found);
     },
     prepareRawTransaction,
   ),

@@ -5,7 +5,7 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { DevApi } from '../builder/devApi.js';
-import type { FlashblockListener, SealListener } from '../builder/events.js';
+import type { BuiltListener, FlashblockListener, SealListener } from '../builder/events.js';
 import type { PendingSnapshot } from '../builder/pendingBlock.js';
 import type { ChainContext } from '../execution/chainContext.js';
 import type { EvmScheduler } from '../execution/evmBudget.js';
@@ -21,7 +21,7 @@ export interface Producer {
   readonly pending: PendingSnapshot;
   onSealed(l: SealListener): () => void;
   onFlashblock(l: FlashblockListener): () => void;
-  onFlashblockBuilt(l: FlashblockListener): () => void;
+  onFlashblockBuilt(l: BuiltListener): () => void;
   /** Publishes a last flashblock and seals the pending block now. */
   mine(): Promise<Block>;
 }

@@ -18,7 +18,7 @@ import { method, type Methods, type RpcContext } from './context.js';
 import { callLimits } from './limits.js';
 import { invalidParams, serverError } from './errors.js';
 import { formatBlock, formatReceipts, formatTx } from './format.js';
-import { inclusionOf } from './inclusion.js';
+import { type Included, inclusionOf } from './inclusion.js';
 import { parseFilter } from './logFilter.js';
 import { getLogs } from './logs.js';
 import { type Params, parseData } from './params.js';
@@ -151,7 +151,7 @@ export const ethMethods: Methods = {
     // Asked before the lookup: the flashblock that pre-confirms it takes it out of the pool, and
     // may be shown while the lookup reads storage.
     const pooled = c.pool.get(bytesToHex(hash)) !== undefined;
-    let f = await findTx(c, hash);
+    let f: Included | undefined = await findTx(c, hash);
     // A transaction the pool holds is usually pre-confirmed within a flashblock: the answer
     // waits for it (four intervals at most), so a client that asks right after sending gets the
     // receipt, not null and a wait for the next block (decision 0121). Without a hold, one more
@@ -160,7 +160,7 @@ export const ethMethods: Methods = {
       const watch = inclusionOf(c);
       f = await watch.waitFor(c, hash, watch.receiptHoldMs());
     }
-    return f ? receiptOf(c, f) : null;
+    return f ? (f.receipt ?? receiptOf(c, f)) : null;
   }),
   eth_getBlockReceipts: method(['block'], 1, async (p, c) => {
     const v = await blockAt(c, p.blockOrHash(0));

@@ -1,4 +1,5 @@
 /** A transaction's receipt as eth_getTransactionReceipt answers it (sealed or pre-confirmed). */
+import type { StoredReceipt } from '../storage/receiptCodec.js';
 import { type BlockView, pendingShape, type TxFound } from './chainReads.js';
 import type { RpcContext } from './context.js';
 import { formatReceipt } from './format.js';
@@ -13,8 +14,22 @@ export function blobGasPriceOf(view: BlockView): bigint {
  * being built, transactionIndex its index in the whole block (design, "`pending`").
  */
 export async function receiptOf(c: RpcContext, f: TxFound): Promise<Record<string, unknown>> {
-  return formatReceipt(f.view.block, await f.view.receipts(), f.index, f.view.senders[f.index], {
-    pending: f.view.pending ? pendingShape(c) : undefined,
-    blobGasPrice: blobGasPriceOf(f.view),
+  return receiptIn(c, f.view, await f.view.receipts(), f.index);
+}
+
+/**
+ * receiptOf where the view's receipts are at hand (the pending block's): nothing awaited.
+ * `blobGasPrice`: the view's, when the caller formats several of its receipts.
+ */
+export function receiptIn(
+  c: RpcContext,
+  view: BlockView,
+  receipts: readonly StoredReceipt[],
+  index: number,
+  blobGasPrice = blobGasPriceOf(view),
+): Record<string, unknown> {
+  return formatReceipt(view.block, receipts, index, view.senders[index], {
+    pending: view.pending ? pendingShape(c) : undefined,
+    blobGasPrice,
   });
 }

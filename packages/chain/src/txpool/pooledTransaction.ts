@@ -7,7 +7,7 @@ import type { Hex, PoolTransaction } from './types.js';
 /**
  * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
  * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
- * ordering) never need it. Its fields were validated on admission, so building cannot fail.
+ * ordering, the builder's plain transfers: the fields below) never need it. Its fields were validated on admission, so building cannot fail.
  * A blob transaction's `tx` is built from its body alone (hash, fields, versioned hashes).
  */
 export class PooledTransaction implements PoolTransaction {
@@ -17,6 +17,11 @@ export class PooledTransaction implements PoolTransaction {
   readonly maxPriorityFeePerGas: bigint;
   readonly maxFeePerBlobGas?: bigint;
   readonly gasLimit: bigint;
+  readonly type: DecodedTransaction['type'];
+  readonly to: Uint8Array | undefined;
+  readonly value: bigint;
+  readonly data: Uint8Array;
+  readonly accessListAddresses: number;
   readonly #signed: Uint8Array;
   /** The decoded fields, until `tx` is built from them. */
   #values: DecodedTransaction['values'] | undefined;
@@ -37,6 +42,11 @@ export class PooledTransaction implements PoolTransaction {
     this.maxPriorityFeePerGas = decoded.maxPriorityFeePerGas;
     if (decoded.blob !== undefined) this.maxFeePerBlobGas = decoded.blob.maxFeePerBlobGas;
     this.gasLimit = decoded.gasLimit;
+    this.type = decoded.type;
+    this.to = decoded.to;
+    this.value = decoded.value;
+    this.data = decoded.data;
+    this.accessListAddresses = decoded.accessListAddresses;
   }
 
   get tx(): TypedTransaction {

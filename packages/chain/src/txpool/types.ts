@@ -27,6 +27,17 @@ export interface PoolTransaction {
   /** Blob transactions (type 3) only. */
   maxFeePerBlobGas?: bigint;
   gasLimit: bigint;
+  /**
+   * The fields the builder's plain-transfer path reads, so that it executes a transfer without
+   * building `tx` (decoded by the pool already). 0 legacy, 1 EIP-2930, 2 EIP-1559, 3 blob, 4 EIP-7702.
+   */
+  type: 0 | 1 | 2 | 3 | 4;
+  /** Undefined for contract creation. */
+  to: Uint8Array | undefined;
+  value: bigint;
+  data: Uint8Array;
+  /** Entries of the access list (0 for legacy). */
+  accessListAddresses: number;
   /** Milliseconds since the epoch when the pool accepted it. */
   receivedAt: number;
 }

@@ -1,0 +1,45 @@
+/**
+ * A block's `transactions` array read through from its executed transactions: element i is
+ * `items[i].tx`, read only when asked. The pending block is made again at every flashblock (and
+ * becomes the sealed block), but its transactions' @ethereumjs/tx objects are read only by RPC
+ * views and waiters' answers: building one per pooled transaction (~8 µs, and its allocations)
+ * on the way in cost ~10% of the main thread during a burst (docs/perf/2026-11-27-ingest-late.md).
+ *
+ * A read-only Proxy over the (never changed) array of items: indexing, `length`, iteration and
+ * the array methods (which read through the same `get`) see the objects; `Array.isArray` is
+ * true. Writes throw (TypeError in strict mode), as the items array must not change.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+
+type Item = { readonly tx: TypedTransaction };
+
+/** The array index `key` names, or -1. */
+function indexOf(key: string | symbol): number {
+  if (typeof key !== 'string' || key.length === 0) return -1;
+  const c = key.charCodeAt(0);
+  if (c < 48 || c > 57) return -1;
+  const i = Number(key);
+  return Number.isInteger(i) && String(i) === key ? i : -1;
+}
+
+const readThrough: ProxyHandler<Item[]> = {
+  get(items, key, receiver) {
+    const i = indexOf(key);
+    if (i >= 0) return items[i]?.tx;
+    return Reflect.get(items, key, receiver);
+  },
+  getOwnPropertyDescriptor(items, key) {
+    const d = Reflect.getOwnPropertyDescriptor(items, key);
+    const i = indexOf(key);
+    if (d && i >= 0) d.value = items[i].tx;
+    return d;
+  },
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+};
+
+/** `items[i].tx` for each i, as a read-only array built on read. `items` must not change after. */
+export function transactionsOf(items: readonly Item[]): TypedTransaction[] {
+  return new Proxy(items as Item[], readThrough) as unknown as TypedTransaction[];
+}
