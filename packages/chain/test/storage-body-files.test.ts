@@ -75,7 +75,7 @@ async function expectBlock(s: ChainStore, n: number): Promise<void> {
 describe('block body files', () => {
   beforeAll(() => initKeccak());
 
-  it('writes a block body once, to the body files; LevelDB holds a small reference; read back after a restart', async () => {
+  it('writes a block body and its forward diff once, to the body files; LevelDB holds small references; read back after a restart', async () => {
     const { store, dir } = await open();
     await store.writeBlock(block(1));
     await store.writeBlock(block(2));
@@ -83,7 +83,7 @@ describe('block body files', () => {
     expect(store.written.bodyFileBytes).toBeGreaterThan(2 * rlpOf(1).length);
     await store.close();
 
-    for (const key of [keys.block(b(2)), keys.receipts(b(2)), keys.senders(b(2))])
+    for (const key of [keys.block(b(2)), keys.receipts(b(2)), keys.senders(b(2)), keys.stateDiff(2n)])
       expect((await raw(dir, key))?.length).toBe(17);
     const files = bodyFiles(dir);
     expect(files).toHaveLength(1);
@@ -96,6 +96,11 @@ describe('block body files', () => {
     const [x, y] = await again.getMany([keys.block(b(1)), keys.senders(b(2))]);
     expect(u(x)).toEqual(rlpOf(1));
     expect(u(y)).toEqual(new Uint8Array([...b(2, 20), ...b(3, 20)]));
+    // The forward diff that rebuilds block 2's trie nodes at start (rebuildLayers.ts) is there too.
+    const d = await again.stateDiffOf(2n);
+    expect(d?.accounts.map((a) => [u(a.address), a.rlp && u(a.rlp)])).toEqual([
+      [addr, new Account(2n, 1000n).serialize()],
+    ]);
     await again.close();
   });
 

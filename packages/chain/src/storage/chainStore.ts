@@ -110,8 +110,8 @@ type ReadView = ReturnType<Db['snapshot']>;
 
 /** Keys of a block's batch that are not state: block, receipts, senders, indexes, head. */
 const BLOCK_PREFIXES = new Set([...'brstnH'].map((c) => c.charCodeAt(0)));
-/** Keys whose value may be a reference into the body files: block, receipts, senders. */
-const BODY_PREFIXES = new Set([...'brs'].map((c) => c.charCodeAt(0)));
+/** Keys whose value may be a reference into the body files: block, receipts, senders, forward diff. */
+const BODY_PREFIXES = new Set([...'brsD'].map((c) => c.charCodeAt(0)));
 /** Bodies (block + receipts + senders) of at least this many bytes go to the body files. */
 const BODY_FILE_MIN_BYTES = 16 * 1024;
 /** A body key's part in the body files' append (writeBlock). */
@@ -260,7 +260,8 @@ export class ChainStore {
   /** Block `n`'s forward state diff (keys.stateDiff), for rebuilding its diff layer. */
   async stateDiffOf(n: bigint): Promise<StateDiffRecord | undefined> {
     const raw = await this.db.get(keys.stateDiff(n), { snapshot: this.view });
-    return raw ? decodeStateDiff(raw) : undefined;
+    if (!raw) return undefined;
+    return decodeStateDiff(this.bodies && isBodyRef(raw) ? await this.bodies.read(raw) : raw);
   }
 
   /**
@@ -588,24 +589,25 @@ export class ChainStore {
         // Storage keys on disk now: every earlier block's batch has landed (the queue is serial).
         // A chained batch filled a slice at a time: a block's ~10,000 operations in one call
         // would hold the event loop (and the next flashblock) for ~100 ms.
-        // The body first, synced, in the body files; LevelDB gets references to it (decision 0491).
-        // A small body stays in LevelDB: its double write costs little, and a second sync
-        // would hold a block sealed on its own (--block-time 0, no journal) longer before it is
-        // on disk.
+        // The forward diff: what rebuilds this block's diff layer after a crash (encoded here,
+        // off the seal's path).
+        const diff = encodeStateDiff(w);
+        // The body and the forward diff first, synced, in the body files; LevelDB gets
+        // references to them (decision 0491). A small body stays in LevelDB: its double write
+        // costs little, and a second sync would hold a block sealed on its own (--block-time 0,
+        // no journal) longer before it is on disk.
         let refs: Bytes[] | undefined;
         if (this.bodies && w.rlp.length + w.receipts.length + w.senders.length >= BODY_FILE_MIN_BYTES) {
           const before = this.bodies.bytesWritten;
-          refs = await this.bodies.append([w.rlp, compactReceiptList(w.receipts), w.senders]);
+          refs = await this.bodies.append([w.rlp, compactReceiptList(w.receipts), w.senders, diff]);
           this.written.bodyFileBytes += this.bodies.bytesWritten - before;
         }
         const batch = this.db.batch();
         for (const addr of w.clearedStorage) for (const k of await this.storageKeys(addr)) batch.del(k);
-        // The forward diff: what rebuilds this block's diff layer after a crash (encoded here,
-        // off the seal's path).
-        const diff = encodeStateDiff(w);
-        batch.put(keys.stateDiff(w.number), diff);
-        this.written.diffRecordBytes += diff.length + 9;
-        this.written.batchBytes += diff.length + 9;
+        const diffValue = refs ? refs[3] : diff;
+        batch.put(keys.stateDiff(w.number), diffValue);
+        this.written.diffRecordBytes += diffValue.length + 9;
+        this.written.batchBytes += diffValue.length + 9;
         for (let i = 0; i < ops.length; i++) {
           if (i % BATCH_SLICE === 0) await nextTurn();
           const op = ops[i];
