@@ -22,7 +22,6 @@
  * One file (over 400 lines): it owns the queue and every change of the block being built; each
  * part it coordinates is a file of its own, and what is left here is when each runs.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Block } from '@ethereumjs/block';
 import type { ChainContext } from '../execution/chainContext.js';
 import type { PoolStateReader, TxPool } from '../txpool/types.js';
@@ -384,11 +383,6 @@ export class BlockProducer {
     try {
       await this.flashblock(Number.POSITIVE_INFINITY, timing);
       if (this.schedule.isLast(this.building.snapshot.index)) {
-        // What the showing woke goes out before the seal holds the thread: ~200
-        // eth_sendRawTransactionSync answers at 1,000/s, written in continuations and flushed to
-        // the front threads after them, waited ~60 ms behind the seal's work (decision 0511).
-        // Input stays held and the builder's queue waits, so nothing moves meanwhile.
-        await nextTurn();
         await this.sealPending();
         this.schedule.sealed(this.now());
       }
