@@ -569,17 +569,19 @@ async function main() {
     if (Number.isFinite(per('blockBodyBytes'))) {
       const body = per('blockBodyBytes');
       const record = per('diffRecordBytes');
+      const bodyFiles = per('bodyFileBytes') || 0;
       diskBreakdownPerBlockBytes = {
         journal: Math.round(per('journalBytes')),
         blockBody: Math.round(body),
         flatState: Math.round(per('batchBytes') - body - record),
         diffRecord: Math.round(record),
         trieFlush: Math.round(per('trieFlushBytes')),
-        levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes')),
+        bodyFiles: Math.round(bodyFiles),
+        levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes') - bodyFiles),
       };
       const d = diskBreakdownPerBlockBytes;
       lines.push(
-        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}; LevelDB on disk (disk written - journal) ${kb(d.levelDbOnDisk)}`,
+        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files) ${kb(d.levelDbOnDisk)}`,
       );
     }
   }
@@ -745,6 +747,8 @@ async function storeFigures(url) {
       diffRecordBytes: v('wharf_state_diff_record_bytes_total'),
       trieFlushBytes: v('wharf_state_trie_flush_bytes_total'),
       journalBytes: v('wharf_flashblock_journal_bytes_total'),
+      // Builds with the body files (decision 0491); older ones: NaN, counted as 0.
+      bodyFileBytes: v('wharf_block_body_file_bytes_total'),
     };
   } catch {
     return undefined;

@@ -291,6 +291,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => ctx.store.written.blockBytes,
   );
   written(
+    'wharf_block_body_file_bytes_total',
+    "Bytes of the sealed blocks' bodies, receipts and senders appended to the body files, written once (decision 0491); their batches hold references.",
+    () => ctx.store.written.bodyFileBytes,
+  );
+  written(
     'wharf_state_diff_record_bytes_total',
     "Of those batches: the blocks' forward state diffs (what rebuilds the trie's diff layers at start).",
     () => ctx.store.written.diffRecordBytes,
@@ -370,8 +375,14 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   };
   const poolJournal = await attachJournal(
     pool,
-    ephemeral ? noTxJournal : createFileTxJournal(join(options.dataDir, 'txpool.journal'), onJournalError),
-    { onError: onJournalError },
+    ephemeral
+      ? noTxJournal
+      : createFileTxJournal(
+          join(options.dataDir, 'txpool.journal'),
+          onJournalError,
+          options.poolJournalDelayMs,
+        ),
+    { onError: onJournalError, preconfirmationsJournaled: () => producer.preconfirmationsJournaled },
   );
   const logLevel = log?.level;
   const devControls = new DevControls({

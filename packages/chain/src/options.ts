@@ -26,6 +26,12 @@ export interface ChainNodeOptions {
    */
   journalWaitMs?: number;
   /**
+   * How long an accepted transaction waits before the pool journal writes it, in ms: one
+   * pre-confirmed meanwhile is not written (it is in the flashblock journal; decision 0490).
+   * Default 500.
+   */
+  poolJournalDelayMs?: number;
+  /**
    * The block being built in the spec table's null shape: `eth_getBlockByNumber("pending")` with
    * `number` and `hash` null, pre-confirmed receipts (and their logs) with `blockHash` null.
    * Default false: Base's shape (`number` = latest + 1, the zero hash), which ethers v6 and cast

@@ -122,6 +122,81 @@ describe('journal', () => {
     await journal.close();
   });
 
+  test('a transaction that leaves the pool within the hold is never written; one still pooled is', async () => {
+    const path = join(dir, 'journal.bin');
+    const pool = newPool();
+    const holdMs = 150;
+    const journal = createFileTxJournal(path, undefined, holdMs);
+    // The builder journals its pre-confirmations (interval mode).
+    const attached = await attachJournal(pool, journal, {
+      rotateMs: 0,
+      preconfirmationsJournaled: () => true,
+    });
+    const a0 = await pool.add(await tx(alice, 0));
+    const b0 = await pool.add(await tx(bob, 0));
+    const written = async () => (await createFileTxJournal(path).load()).map((r) => toHex(r));
+    // Held: nothing yet, though the batch window (10 ms) has long passed.
+    await new Promise((r) => setTimeout(r, holdMs / 2));
+    expect(await written()).toEqual([]);
+    // alice's is pre-confirmed (leaves the pool) before its write is due.
+    nonces.set(alice.address.toLowerCase(), 1n);
+    await pool.onIncluded([a0]);
+    const deadline = Date.now() + 2000;
+    let got: string[] = [];
+    while (Date.now() < deadline && got.length === 0) {
+      await new Promise((r) => setTimeout(r, APPEND_BATCH_MS));
+      got = await written();
+    }
+    expect(got).toEqual([toHex(b0.raw)]);
+    await new Promise((r) => setTimeout(r, holdMs));
+    expect(await written()).toEqual([toHex(b0.raw)]);
+    await attached.stop();
+  });
+
+  test('without a journal of pre-confirmations (a block per transaction), an append is not held, and written though it left the pool', async () => {
+    const path = join(dir, 'journal.bin');
+    const pool = newPool();
+    const journal = createFileTxJournal(path, undefined, 150);
+    let journaled = false;
+    const attached = await attachJournal(pool, journal, {
+      rotateMs: 0,
+      preconfirmationsJournaled: () => journaled,
+    });
+    const a0 = await pool.add(await tx(alice, 0));
+    // Sealed at once: its block is shown before its batch is on disk, so the journal keeps it.
+    nonces.set(alice.address.toLowerCase(), 1n);
+    await pool.onIncluded([a0]);
+    const written = async (n: number) => {
+      const deadline = Date.now() + 2000;
+      let got: string[] = [];
+      while (Date.now() < deadline && got.length < n) {
+        await new Promise((r) => setTimeout(r, APPEND_BATCH_MS));
+        got = (await createFileTxJournal(path).load()).map((r) => toHex(r));
+      }
+      return got;
+    };
+    // Well within the hold (150 ms): not held.
+    await new Promise((r) => setTimeout(r, 3 * APPEND_BATCH_MS));
+    expect((await createFileTxJournal(path).load()).map((r) => toHex(r))).toEqual([toHex(a0.raw)]);
+    // Held while the builder journals, and then written if it stopped journaling meanwhile.
+    journaled = true;
+    const a1 = await pool.add(await tx(alice, 1));
+    journaled = false;
+    nonces.set(alice.address.toLowerCase(), 2n);
+    await pool.onIncluded([a1]);
+    expect(await written(2)).toEqual([toHex(a0.raw), toHex(a1.raw)]);
+    await attached.stop();
+  });
+
+  test('a close writes what is still held, without waiting for the hold', async () => {
+    const path = join(dir, 'journal.bin');
+    const journal = createFileTxJournal(path, undefined, 60_000);
+    const raw = await tx(alice, 0);
+    journal.append(raw, () => true);
+    await journal.close();
+    expect((await createFileTxJournal(path).load()).map((r) => toHex(r))).toEqual([toHex(raw)]);
+  });
+
   test('a torn last record is ignored', async () => {
     const path = join(dir, 'journal.bin');
     const journal = createFileTxJournal(path);

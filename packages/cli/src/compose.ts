@@ -22,6 +22,8 @@ export interface ChainFlags extends RpcLimitFlags {
   flashblockInterval: number;
   /** --journal-wait, in ms. */
   journalWait?: number;
+  /** --pool-journal-delay, in ms. */
+  poolJournalDelay?: number;
   mining: boolean;
   /** --pending-nulls: the block being built with null number and hashes (the spec's wording). */
   pendingNulls?: boolean;
@@ -116,6 +118,7 @@ export async function startChain(
     blockTime: flags.blockTime,
     flashblockInterval: flags.flashblockInterval,
     journalWaitMs: flags.journalWait,
+    poolJournalDelayMs: flags.poolJournalDelay,
     mining: flags.mining,
     pendingNulls: flags.pendingNulls === true,
     gasLimit: flags.gasLimit,

@@ -35,6 +35,10 @@ describe('wharf command line', () => {
     [['up', '--rpc-threads', '1000'], /--rpc-threads <n>.*expected at most 16 threads/],
     [['chain', 'start', '--journal-wait', 'forever'], /--journal-wait <duration>.*expected a duration/],
     [
+      ['chain', 'start', '--pool-journal-delay', 'later'],
+      /--pool-journal-delay <duration>.*expected a duration/,
+    ],
+    [
       ['chain', 'start', '--fork-url', 'file:///etc/passwd'],
       /--fork-url <url>.*expected a http: or https: URL/,
     ],

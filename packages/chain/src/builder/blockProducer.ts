@@ -179,6 +179,15 @@ export class BlockProducer {
     }
   }
 
+  /**
+   * Whether what leaves the pool now is on disk before anyone sees it: flashblocks are journaled
+   * (interval mode with a journal). The pool journal then skips what was pre-confirmed
+   * (txpool/journal.ts, decision 0490).
+   */
+  get preconfirmationsJournaled(): boolean {
+    return this.sealer.journaled;
+  }
+
   get sealMode(): SealMode {
     return this.mode;
   }

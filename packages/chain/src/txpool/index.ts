@@ -7,4 +7,10 @@ export { TxPoolError } from './types.js';
 export { IMPERSONATED_S } from './decode.js';
 export type { PoolStateReader, PoolTransaction, TxPool, TxPoolConfig } from './types.js';
 export { RecoveryThread } from './recoveryThread.js';
-export { APPEND_BATCH_MS, attachJournal, createFileTxJournal, type TxJournal } from './journal.js';
+export {
+  APPEND_BATCH_MS,
+  attachJournal,
+  DEFAULT_POOL_JOURNAL_HOLD_MS,
+  createFileTxJournal,
+  type TxJournal,
+} from './journal.js';

@@ -7,9 +7,17 @@
  * Format: records of a 4-byte big-endian length and the raw signed transaction. A torn last
  * record (a crash mid-write) is ignored. Appends are buffered, not fsynced (as geth), and
  * gathered for APPEND_BATCH_MS into one write, not one per accepted transaction
- * (docs/decisions/0022-pool-journal-10ms-batches.md). A crash can lose the last few milliseconds of
- * accepted transactions that were not yet pre-confirmed; pre-confirmed ones are in the
- * flashblock journal.
+ * (docs/decisions/0022-pool-journal-10ms-batches.md).
+ *
+ * While the builder journals its pre-confirmations (a block time and a flashblock journal), an
+ * append is held `holdMs` first (`--pool-journal-delay`, DEFAULT_POOL_JOURNAL_HOLD_MS), and a
+ * transaction that has left the pool by then is not written: at 1,000 transfers/s nearly every
+ * one is pre-confirmed within a flashblock interval, and a pre-confirmed transaction is on disk
+ * already, in the flashblock journal. Writing them all cost as many bytes as that journal
+ * (~114 a transfer, decision 0490). A kill -9 can lose the accepted transactions of the last
+ * `holdMs` that were not pre-confirmed yet; pre-confirmed ones are in the flashblock journal.
+ * Without that journal (a block per transaction, manual mining) a block is shown a moment before
+ * its batch is on disk and its transactions have no other copy: appends are not held.
  *
  * A write that fails (a full disk, an I/O error) is reported to `onError` and the journal goes on:
  * the transactions stay in the pool, the next append opens the file again, and the next rotation
@@ -24,11 +32,22 @@ import type { PoolTransaction, TxPool } from './types.js';
 /** How long appends are gathered before they are written together. */
 export const APPEND_BATCH_MS = 10;
 
+/**
+ * How long an accepted transaction waits before it is written, so that the ones pre-confirmed
+ * meanwhile are not (decision 0490): a flashblock interval (200 ms) and the p99 of
+ * submit-to-pending at load (~250 ms) fit in it twice.
+ */
+export const DEFAULT_POOL_JOURNAL_HOLD_MS = 500;
+
 export interface TxJournal {
   /** Raw transactions journaled so far, oldest first. */
   load(): Promise<Uint8Array[]>;
-  /** Appends one accepted transaction. */
-  append(raw: Uint8Array): void;
+  /**
+   * Appends one accepted transaction. `needed`: the append is held (holdMs) and then asked;
+   * false (it left the pool and is on disk elsewhere, or was dropped) and it is not written.
+   * Without it, the append is written at the next batch window.
+   */
+  append(raw: Uint8Array, needed?: () => boolean): void;
   /** Replaces the journal with exactly these transactions. */
   rotate(raws: Iterable<Uint8Array>): Promise<void>;
   /** Flushes and closes the file. */
@@ -56,16 +75,28 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** An append waiting for its write (Date.now() ms when due). */
+interface Held {
+  raw: Uint8Array;
+  due: number;
+  needed?: () => boolean;
+}
+
 /**
  * A journal in one file (created with its directory on first write). `onError` hears of every
- * failed write; nothing a write does throws or stops the process.
+ * failed write; nothing a write does throws or stops the process. `holdMs`: how long an append
+ * waits before it is written (see the top of this file).
  */
-export function createFileTxJournal(path: string, onError: (e: Error) => void = () => {}): TxJournal {
+export function createFileTxJournal(
+  path: string,
+  onError: (e: Error) => void = () => {},
+  holdMs: number = DEFAULT_POOL_JOURNAL_HOLD_MS,
+): TxJournal {
   let stream: WriteStream | undefined;
-  /** The file being opened or rewritten; appends meanwhile wait in `batch`. */
+  /** The file being opened or rewritten; appends meanwhile wait in `held`. */
   let rotating: Promise<void> | undefined;
-  /** Transactions waiting for the next write to `stream` (or for a stream). */
-  let batch: Uint8Array[] = [];
+  /** Appends not written yet, in the order made. */
+  let held: Held[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<WriteStream> => {
@@ -85,13 +116,34 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
       s.once('error', () => resolve());
       s.end(() => resolve());
     });
-  const flush = (): void => {
+  /** The next write, when the first held append is due (never sooner than a batch window). */
+  const schedule = (due: number): void => {
+    if (flushTimer !== undefined || !held.length) return;
+    flushTimer = setTimeout(() => flush(false), Math.max(APPEND_BATCH_MS, due - Date.now()));
+    flushTimer.unref();
+  };
+  /**
+   * Writes the appends due (all of them: a rotation or close), or due within the next batch
+   * window, except those no longer needed.
+   */
+  const flush = (all: boolean): void => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
     // No stream: the file is being opened or rewritten, and that flushes when it is done.
-    if (stream === undefined || !batch.length) return;
-    stream.write(encodeRecords(batch));
-    batch = [];
+    if (stream === undefined) return;
+    const until = Date.now() + APPEND_BATCH_MS;
+    const raws: Uint8Array[] = [];
+    const kept: Held[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const h of held) {
+      if (!all && h.due > until) {
+        kept.push(h);
+        next = Math.min(next, h.due);
+      } else if (h.needed === undefined || h.needed()) raws.push(h.raw);
+    }
+    held = kept;
+    if (raws.length) stream.write(encodeRecords(raws));
+    schedule(next);
   };
 
   return {
@@ -105,20 +157,18 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
       }
       return decodeRecords(bytes);
     },
-    append(raw) {
+    append(raw, needed) {
       // Framed at the flush, all in one buffer: a buffer of its own per record cost more than
       // the rest of the append.
-      batch.push(raw);
-      if (flushTimer === undefined) {
-        flushTimer = setTimeout(flush, APPEND_BATCH_MS);
-        flushTimer.unref();
-      }
+      const due = Date.now() + (needed ? holdMs : 0);
+      held.push({ raw, due, needed });
+      schedule(due);
       if (stream !== undefined || rotating !== undefined) return;
       rotating = open()
         .then(
           (s) => {
             stream = s;
-            flush();
+            flush(false);
           },
           () => {
             // Kept in `batch`; the next append or rotation tries again.
@@ -130,7 +180,7 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
     },
     async rotate(raws) {
       while (rotating !== undefined) await rotating;
-      flush();
+      flush(true);
       const previous = stream;
       stream = undefined;
       const done = (async () => {
@@ -140,7 +190,8 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
         await rename(`${path}.new`, path);
         await syncDir(dirname(path));
         stream = await open();
-        flush();
+        // Appends made during the rewrite keep their hold.
+        flush(false);
       })();
       rotating = done.finally(() => {
         rotating = undefined;
@@ -149,7 +200,7 @@ export function createFileTxJournal(path: string, onError: (e: Error) => void = 
     },
     async close() {
       while (rotating !== undefined) await rotating;
-      flush();
+      flush(true);
       const s = stream;
       stream = undefined;
       await end(s);
@@ -189,6 +240,12 @@ function decodeRecords(bytes: Uint8Array): Uint8Array[] {
 export interface JournalOptions {
   /** How often the journal is rewritten with the pool's content (geth: 1 hour). 0 = never. */
   rotateMs?: number;
+  /**
+   * Whether a transaction that leaves the pool now is on disk elsewhere (the builder journals
+   * its pre-confirmations: interval mode with a flashblock journal). While true, appends are
+   * held and those that left the pool are not written (see the top of this file).
+   */
+  preconfirmationsJournaled?: () => boolean;
   /** Hears of a rotation that failed (the next one tries again). */
   onError?: (e: Error) => void;
 }
@@ -234,7 +291,12 @@ export async function attachJournal(
   };
   // At start-up too: a journal that cannot be written is reported, and the node serves.
   await journal.rotate(snapshot()).catch((e) => options.onError?.(e));
-  const unsubscribe = pool.onAdded((ptx: PoolTransaction) => journal.append(ptx.raw));
+  // Written only if still pooled when due: a pre-confirmed one is in the flashblock journal.
+  const journaled = options.preconfirmationsJournaled;
+  const unsubscribe = pool.onAdded((ptx: PoolTransaction) => {
+    if (!journaled?.()) journal.append(ptx.raw);
+    else journal.append(ptx.raw, () => pool.get(ptx.hash) === ptx || !journaled());
+  });
   const timer =
     rotateMs > 0
       ? setInterval(() => {

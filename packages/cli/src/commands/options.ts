@@ -74,6 +74,15 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
         .argParser(parseDuration)
         .default(2000, '2s'),
     )
+    .addOption(
+      new Option(
+        '--pool-journal-delay <duration>',
+        'how long an accepted transaction waits before the pool journal writes it; one pre-confirmed meanwhile is not written (it is in the flashblock journal)',
+      )
+        .env('WHARF_POOL_JOURNAL_DELAY')
+        .argParser(parseDuration)
+        .default(500, '500ms'),
+    )
     .addOption(new Option('--no-mining', 'never seal blocks (imported chains, conformance runs)'))
     .addOption(
       new Option(
