@@ -31,7 +31,7 @@ import type { StateReader } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { AppendOnlyOrderedTrie } from '../trie/index.js';
-import { transactionsOf } from './lazyTransactions.js';
+import { TransactionFromBytes, transactionsOf } from './lazyTransactions.js';
 
 export interface IncludedTx {
   /** A pool transaction's is built on first read (`PendingBlock.addPooled`). */
@@ -418,8 +418,20 @@ export class PendingBlock {
     /** What the block changed: accounts (0x-lowercase) and, per account, slots (0x 32-byte). */
     changed: SealedChanges;
   }> {
-    // The last snapshot is exactly the published transactions: its header and block are the seal's.
-    const { block, txs } = this.snapshot;
+    // The last snapshot is exactly the published transactions: its header is the seal's. The
+    // sealed block reads its transactions' objects from their bytes (lazyTransactions.ts), not
+    // through the pending entries: those hold the pool transactions and receipts (0500). A blob
+    // transaction's entry is kept (its `raw` is the network form, with the sidecar).
+    const { txs, header } = this.snapshot;
+    const block = new Block(
+      header,
+      transactionsOf(
+        txs.map((t) => (t.raw[0] === 3 ? t : new TransactionFromBytes(t.raw, t.hash, header.common))),
+      ),
+      [],
+      this.snapshot.block.withdrawals,
+      { common: header.common },
+    );
     const root: RootResult = this.stateRoot.finish();
     const rlp = encodeBlock(
       block.header.raw(),
