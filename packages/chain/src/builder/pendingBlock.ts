@@ -390,7 +390,9 @@ export class PendingBlock {
       else await this.stateRoot.apply(diff, w.state);
       this.txTrie.append(added.map((t) => t.raw));
       this.receiptTrie.append(added.map((t) => t.encodedReceipt));
-      for (const t of added) for (let i = 0; i < 256; i++) this.bloom[i] |= t.receipt.bloom[i];
+      // A receipt without logs has an empty bloom: nothing to fold.
+      for (const t of added)
+        if (t.receipt.logs.length) for (let i = 0; i < 256; i++) this.bloom[i] |= t.receipt.bloom[i];
     }
     if (!added.length && !edited && index > 0) {
       // Nothing new: the same partial block under the next index.

@@ -26,6 +26,12 @@ import { encodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
 import { isPrecompile } from './precompiles.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+/**
+ * The bloom of every plain transfer's receipt (no logs), one shared array: a receipt's bloom is
+ * only read (the header's bloom, the encoders, RPC views). Its own 256 bytes per transfer lived
+ * until the seal, copied by the scavenges (docs/perf/2026-11-27-ingest-late.md).
+ */
+const NO_LOGS_BLOOM = new Uint8Array(256);
 /** G_transaction, the gas of a transfer (unchanged since Frontier). */
 const TX_GAS = 21_000n;
 /** EIP-7825 (Osaka): no transaction may have a larger gas limit. */
@@ -177,7 +183,7 @@ export class PlainTransfers {
       type: tx.type,
       status: 1,
       cumulativeGasUsed: blockGasUsed + gasUsed,
-      bloom: new Uint8Array(256),
+      bloom: NO_LOGS_BLOOM,
       logs: [],
     };
     return { totalGasSpent: gasUsed, receipt, encodedReceipt: encodeReceipt(receipt) };
