@@ -6,12 +6,16 @@ import path from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import { Account } from '@ethereumjs/util';
 import { ClassicLevel } from 'classic-level';
+import { hexToBytes, toHex } from 'viem';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
 import { keys } from '../src/storage/keys.js';
 import { decodeReceiptList, encodeReceipt } from '../src/storage/receiptCodec.js';
-import { tempDir } from './node-helpers.js';
+import { sendAllAtOnce, signTransfer } from './flashblocks-support.js';
+import { DEV_KEYS, rpc, startTestNode, tempDir, waitFor } from './node-helpers.js';
+
+const keccakOf = (raw: string) => toHex(keccak256(hexToBytes(raw as `0x${string}`)));
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -155,4 +159,53 @@ describe('block body files', () => {
     );
     await again.close();
   });
+});
+
+describe('a busy block through the node (body files)', () => {
+  it('answers its block, transactions and receipts the same from the body files, before and after a restart', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    // 200 transfers pooled together: one block of ~22 KB of transactions (past 16 KiB).
+    const raws: string[] = [];
+    for (let i = 0; i < 200; i++) raws.push(await signTransfer(DEV_KEYS[1], i));
+    const a = await startTestNode({ dataDir, blockTime: 1, flashblockInterval: 100 });
+    let answers: unknown[];
+    let number: string;
+    try {
+      await sendAllAtOnce(a.url, raws);
+      const last = await waitFor(
+        () => rpc(a.url, 'eth_getTransactionReceipt', [keccakOf(raws[199])]),
+        10_000,
+      );
+      number = last.blockNumber;
+      // Sealed (not only pre-confirmed): the head passed its block.
+      await waitFor(async () =>
+        BigInt(await rpc(a.url, 'eth_blockNumber')) >= BigInt(number) ? true : undefined,
+      );
+      const read = (url: string) =>
+        Promise.all([
+          rpc(url, 'eth_getBlockByNumber', [number, true]),
+          rpc(url, 'eth_getBlockReceipts', [number]),
+          rpc(url, 'eth_getTransactionByHash', [keccakOf(raws[7])]),
+          rpc(url, 'debug_getRawBlock', [number]),
+        ]);
+      answers = await read(a.url);
+      await a.stop({ keepData: true });
+      // The block went to the body files (not kept in LevelDB, as a small one would be).
+      expect(fs.statSync(path.join(dataDir, 'chain-bodies', '000000.bodies')).size).toBeGreaterThan(
+        16 * 1024,
+      );
+      const b = await startTestNode({ dataDir, blockTime: 1, flashblockInterval: 100 });
+      try {
+        expect(await read(b.url)).toEqual(answers);
+      } finally {
+        await b.stop();
+      }
+    } catch (e) {
+      await a.stop().catch(() => {});
+      throw e;
+    }
+    const [block] = answers as [{ transactions: unknown[] }];
+    expect(block.transactions.length).toBeGreaterThan(0);
+  }, 60_000);
 });
