@@ -106,7 +106,11 @@ export class InclusionWatch {
       const found: Included = {
         view: viewOf(s),
         index,
-        tx: s.block.transactions[index],
+        // Read only if asked: a transaction's object is built on first read (~8 µs,
+        // builder/lazyTransactions.ts), and an answer with its receipt rendered never reads it.
+        get tx() {
+          return s.block.transactions[index];
+        },
         receipt: rendered?.get(index),
       };
       for (const wake of set) wake(found);
