@@ -42,17 +42,17 @@ describe('FlashblockSchedule', () => {
 
   it('stops staging before the deadline by the recent finishing time, never before 12 ms of staging', () => {
     const s = schedule();
-    // No finishing times yet: the allowance alone, 10 ms before the deadline (a flashblock
-    // taking arrivals until its stop still has its journal write to do).
+    // No finishing times yet: 4 ms expected and the 6 ms allowance, 10 ms before the deadline
+    // (a flashblock taking arrivals until its stop still has its journal write to do).
     expect(s.stagingStopsAt(200, 100)).toBe(190);
     for (let i = 0; i < 10; i++) s.recordBuild(30, 15);
-    // 15 ms to finish, and stop 10 ms earlier than that.
-    expect(s.stagingStopsAt(200, 100)).toBe(175);
+    // 15 ms to finish, and stop 6 ms earlier than that.
+    expect(s.stagingStopsAt(200, 100)).toBe(179);
     // A flashblock that started late still stages 12 ms.
     expect(s.stagingStopsAt(200, 180)).toBe(192);
     // A build without transactions records no finishing time.
     s.recordBuild(30);
-    expect(s.stagingStopsAt(200, 100)).toBe(175);
+    expect(s.stagingStopsAt(200, 100)).toBe(179);
   });
 
   it('expects the 90th percentile of recent finishes: one stall does not hold the stop early for 50 flashblocks', () => {
@@ -60,20 +60,20 @@ describe('FlashblockSchedule', () => {
     for (let i = 0; i < 50; i++) s.recordBuild(30, i === 10 ? 60 : 5, 200);
     // The longest (60 ms) would stop 70 ms early; the 90th percentile is 5 ms.
     expect(s.finishOf(200)).toBe(5);
-    expect(s.stagingStopsAt(200, 100, 200)).toBe(185);
+    expect(s.stagingStopsAt(200, 100, 200)).toBe(189);
     // Finishes that have just risen count at once (the median of the last five).
     for (let i = 0; i < 3; i++) s.recordBuild(60, 40, 200);
-    expect(s.stagingStopsAt(200, 100, 200)).toBe(150);
+    expect(s.stagingStopsAt(200, 100, 200)).toBe(154);
   });
 
   it('expects a flashblock with many more transactions than recent ones to take longer to finish', () => {
     const s = schedule();
     // Quiet: one transfer per flashblock, 2 ms to finish (counted as 20 transactions' worth).
     for (let i = 0; i < 50; i++) s.recordBuild(10, 2, 1);
-    expect(s.stagingStopsAt(200, 100, 1)).toBe(188);
-    // A burst of 240: 0.1 ms each, 24 ms, and the stop 10 ms before that.
+    expect(s.stagingStopsAt(200, 100, 1)).toBe(192);
+    // A burst of 240: 0.1 ms each, 24 ms, and the stop 6 ms before that.
     expect(s.finishOf(240)).toBeCloseTo(24);
-    expect(s.stagingStopsAt(200, 100, 240)).toBe(166);
+    expect(s.stagingStopsAt(200, 100, 240)).toBe(170);
     // Never before it has staged 12 ms.
     expect(s.stagingStopsAt(200, 180, 240)).toBe(192);
   });

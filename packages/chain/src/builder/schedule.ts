@@ -9,7 +9,7 @@
  *
  * Why the lead and the staging stop are what they are: docs/decisions/0006-flashblocks-start-early-shown-on-time.md,
  * 0034-fold-root-ahead-and-stop-at-deadline.md, 0050-lead-margin-20ms-staging-stop-10ms-before.md,
- * 0480-staging-stop-from-expected-finish.md.
+ * 0480-staging-stop-from-expected-finish.md, 0512-staging-stop-6ms-before-the-expected-finish.md.
  */
 
 /** Recent flashblock build times kept to decide how early the next one starts. */
@@ -23,7 +23,12 @@ const LEAD_CAP = 0.3;
  * expected finishing time (journal write, root, publication; negative: earlier), and never before
  * it has staged `STAGE_MIN_MS`.
  */
-const LATE_ALLOWANCE_MS = -10;
+const LATE_ALLOWANCE_MS = -6;
+/**
+ * The finish expected before any flashblock with transactions has finished: with the allowance,
+ * the first stops stay 10 ms before their deadlines (decision 0512).
+ */
+const UNKNOWN_FINISH_MS = 4;
 const STAGE_MIN_MS = 12;
 /**
  * Which of the recent finishing times a flashblock expects (decision 0480): not the longest, which
@@ -109,7 +114,7 @@ export class FlashblockSchedule {
    * not reached goes into the next flashblock.
    */
   stagingStopsAt(showAt: number, started: number, txs = 0): number {
-    // Before any flashblock with transactions finished, the allowance alone: a flashblock taking
+    // Before any flashblock with transactions finished, UNKNOWN_FINISH_MS: a flashblock taking
     // arrivals until its stop (flashblockAttempt.ts) must leave time for its journal write.
     return Math.max(showAt - Math.ceil(this.finishOf(txs)) + LATE_ALLOWANCE_MS, started + STAGE_MIN_MS);
   }
@@ -122,7 +127,7 @@ export class FlashblockSchedule {
    */
   finishOf(txs: number): number {
     const f = this.finishes;
-    if (!f.length) return 0;
+    if (!f.length) return UNKNOWN_FINISH_MS;
     const ms = f.map((x) => x.ms);
     const perTx = f.map((x) => x.ms / Math.max(x.txs, FINISH_TXS_FLOOR));
     return Math.max(
