@@ -10,7 +10,6 @@ export { RecoveryThread } from './recoveryThread.js';
 export {
   APPEND_BATCH_MS,
   attachJournal,
-  DEFAULT_POOL_JOURNAL_HOLD_MS,
   createFileTxJournal,
   type TxJournal,
 } from './journal.js';

@@ -37,7 +37,7 @@ export const APPEND_BATCH_MS = 10;
  * meanwhile are not (decision 0490): a flashblock interval (200 ms) and the p99 of
  * submit-to-pending at load (~250 ms) fit in it twice.
  */
-export const DEFAULT_POOL_JOURNAL_HOLD_MS = 500;
+const DEFAULT_POOL_JOURNAL_HOLD_MS = 500;
 
 export interface TxJournal {
   /** Raw transactions journaled so far, oldest first. */
@@ -171,7 +171,7 @@ export function createFileTxJournal(
             flush(false);
           },
           () => {
-            // Kept in `batch`; the next append or rotation tries again.
+            // Kept in `held`; the next append or rotation tries again.
           },
         )
         .finally(() => {
