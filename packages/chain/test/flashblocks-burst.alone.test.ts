@@ -17,8 +17,10 @@ describe('a flashblock with more to execute than it has time for', () => {
     const raws: string[] = [];
     for (const key of DEV_KEYS)
       for (let nonce = 0; nonce < 60; nonce++) raws.push(await signTransfer(key, nonce));
-    const original = PendingBlock.prototype.add;
-    const add = vi.spyOn(PendingBlock.prototype, 'add').mockImplementation(async function (
+    // addPooled: how the builder executes a pool transaction (decision 0500; `add` is for
+    // transactions from elsewhere: followed blocks, recovery).
+    const original = PendingBlock.prototype.addPooled;
+    const add = vi.spyOn(PendingBlock.prototype, 'addPooled').mockImplementation(async function (
       this: PendingBlock,
       ...args
     ) {

@@ -8,7 +8,8 @@ import type { Hex, PoolTransaction } from './types.js';
 /**
  * A pooled transaction. `tx` (the @ethereumjs/tx object) is built on first read: building it
  * copies the Common, which costs more than recovering the sender, and most readers (RPC views,
- * ordering, the builder's plain transfers: the fields below) never need it. Its fields were validated on admission, so building cannot fail.
+ * ordering, the builder's plain transfers: the fields below) never need it. Its fields were
+ * validated on admission, so building cannot fail.
  * A blob transaction's `tx` is built from its body alone (hash, fields, versioned hashes).
  */
 export class PooledTransaction implements PoolTransaction {
