@@ -54,7 +54,10 @@ export class InclusionWatch {
      * For a pending view, what renders its receipts by index (receipts.ts receiptIn, with what
      * they all share worked out once); none: the waiters render their own.
      */
-    private readonly renderer?: (view: BlockView) => (index: number) => Record<string, unknown>,
+    private readonly renderer?: (
+      view: BlockView,
+      receipts: readonly StoredReceipt[],
+    ) => (index: number) => Record<string, unknown>,
   ) {
     producer.onFlashblock((s) => this.flashblock(s));
     producer.onSealed((block, txs) => this.sealed(block, txs));
@@ -85,7 +88,8 @@ export class InclusionWatch {
     const until = performance.now() + msLeft - RENDER_MARGIN_MS;
     const receipts = new Map<number, Record<string, unknown>>();
     this.rendered = { snapshot: s, receipts };
-    const render = this.renderer(viewOf(s));
+    const { view, receipts: all } = pendingView(s);
+    const render = this.renderer(view, all);
     const first = s.txs.length - s.added.length;
     for (let j = 0; j < s.added.length && performance.now() < until; j++)
       if (this.waiting.has(keyOf(s.added[j].hash))) receipts.set(first + j, render(first + j));
@@ -104,7 +108,7 @@ export class InclusionWatch {
       if (!set) continue;
       const index = first + j;
       const found: Included = {
-        view: viewOf(s),
+        view: pendingView(s).view,
         index,
         // Read only if asked: a transaction's object is built on first read (~8 µs,
         // builder/lazyTransactions.ts), and an answer with its receipt rendered never reads it.
@@ -189,28 +193,26 @@ export class InclusionWatch {
  * The pending block's view, made once per snapshot for all its waiters: its receipts are one
  * array, not one per request (a block of 2,000 transactions made 2,000 copies).
  */
-const views = new WeakMap<PendingSnapshot, BlockView>();
-/** The receipts of the views made here, at hand (no await). */
-const receiptsOf = new WeakMap<BlockView, StoredReceipt[]>();
-function viewOf(s: PendingSnapshot): BlockView {
+interface PendingView {
+  view: BlockView;
+  /** The view's receipts, at hand (no await): what renderers read. */
+  receipts: StoredReceipt[];
+}
+const views = new WeakMap<PendingSnapshot, PendingView>();
+function pendingView(s: PendingSnapshot): PendingView {
   let v = views.get(s);
   if (!v) {
     const receipts = s.txs.map((t) => t.receipt);
-    v = {
+    const view: BlockView = {
       block: s.block,
       senders: s.txs.map((t) => t.sender),
       receipts: async () => receipts,
       pending: true,
     };
+    v = { view, receipts };
     views.set(s, v);
-    receiptsOf.set(v, receipts);
   }
   return v;
-}
-function viewReceipts(v: BlockView): StoredReceipt[] {
-  const r = receiptsOf.get(v);
-  if (!r) throw new Error('a pending view not made by viewOf');
-  return r;
 }
 
 const watches = new WeakMap<RpcContext, InclusionWatch>();
@@ -219,8 +221,8 @@ const watches = new WeakMap<RpcContext, InclusionWatch>();
 export function inclusionOf(c: RpcContext): InclusionWatch {
   let w = watches.get(c);
   if (!w) {
-    w = new InclusionWatch(c.producer, c.limits.receiptHoldMs, (view) => {
-      const [receipts, blobGasPrice] = [viewReceipts(view), blobGasPriceOf(view)];
+    w = new InclusionWatch(c.producer, c.limits.receiptHoldMs, (view, receipts) => {
+      const blobGasPrice = blobGasPriceOf(view);
       return (index) => receiptIn(c, view, receipts, index, blobGasPrice);
     });
     watches.set(c, w);
