@@ -9,6 +9,7 @@
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRpcLimits } from '../src/rpc/limits.js';
 import { rpc, startTestNode, type TestNode, waitFor } from './node-helpers.js';
@@ -148,9 +149,12 @@ describe('front threads that stop unexpectedly', () => {
       }
     };
     syncBuiltinESMExports();
+    // What the node says of its threads: a failure below names the cause it logged.
+    const said: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void said.push(line) });
     let node: TestNode | undefined;
     try {
-      node = await startTestNode({ limits: { ...defaultRpcLimits, threads: 2 } });
+      node = await startTestNode({ limits: { ...defaultRpcLimits, threads: 2 }, logger });
     } finally {
       threads.Worker = Original;
       syncBuiltinESMExports();
@@ -161,12 +165,19 @@ describe('front threads that stop unexpectedly', () => {
       expect((await openByThread(port)).filter((n) => n !== undefined)).toHaveLength(2);
       await Promise.all(fronts.map((w) => w.terminate()));
       // New connections are accepted and answered; no front thread is listed any more.
-      await waitFor(async () => (await rpc(node!.url, 'eth_chainId').catch(() => undefined)) === '0x7a69');
+      await waitFor(
+        async () => (await rpc(node!.url, 'eth_chainId').catch(() => undefined)) === '0x7a69',
+      ).catch((e) => {
+        throw new Error(`${e.message}; the node logged: ${said.join('')}`);
+      });
       const answers = await Promise.all(
         Array.from({ length: 8 }, () => rpc(node!.url, 'eth_getBalance', [ACCOUNT])),
       );
       for (const a of answers) expect(a).toMatch(/^0x[0-9a-f]+$/);
       expect(await openByThread(port)).toEqual([]);
+      // The operator is told, once per thread and once for taking the connections back.
+      expect(said.join('')).toContain('a front thread stopped unexpectedly');
+      expect(said.join('')).toContain('no front thread is left: the main thread accepts connections again');
     } finally {
       await node.stop();
     }

@@ -340,8 +340,7 @@ export async function startRpcServer(
             if (closing) return;
             // Nothing accepts connections any more: this thread takes them again.
             threads.onError('no front thread is left: the main thread accepts connections again');
-            server.once('error', (e) => threads.onError(`could not listen again: ${e.message}`));
-            server.listen(boundPort, host);
+            listenAgain(server, boundPort, host, threads.onError);
           },
         })
       : undefined;
@@ -415,4 +414,29 @@ function serveSocket(dispatcher: Dispatcher, ws: WebSocket, queue: RequestQueue,
     for (const fn of closers) fn();
   });
   ws.on('error', () => ws.terminate());
+}
+
+/**
+ * Listens on the node's port again once no front thread is left. The port is free only from the
+ * moment the last copy of the old socket closes; until this thread binds it, another process's
+ * outgoing connection may hold it as its local port (EADDRINUSE). That lasts as long as the
+ * connection does, so the bind is tried again for a while before giving up.
+ */
+function listenAgain(
+  server: http.Server,
+  port: number,
+  host: string,
+  onError: (message: string) => void,
+  tries = 100,
+): void {
+  const failed = (e: NodeJS.ErrnoException) => {
+    server.off('listening', listened);
+    if (e.code === 'EADDRINUSE' && tries > 1)
+      setTimeout(() => listenAgain(server, port, host, onError, tries - 1), 100).unref();
+    else onError(`could not listen again: ${e.message}`);
+  };
+  const listened = () => server.off('error', failed);
+  server.once('error', failed);
+  server.once('listening', listened);
+  server.listen(port, host);
 }
