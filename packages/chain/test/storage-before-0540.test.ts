@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rpc, startTestNode, type TestNode, tempDir } from './node-helpers.js';
+import { rpc, startTestNode, type TestNode, tempDir, waitFor } from './node-helpers.js';
 
 const fixture = path.join(import.meta.dirname, 'fixtures-before-0540');
 const answers = JSON.parse(fs.readFileSync(path.join(fixture, 'answers.json'), 'utf8'));
@@ -63,8 +63,10 @@ describe('a data directory written before decision 0540 (the trie in the chain d
     await expectOldAnswers(a.url);
     // Blocks on top, past another flush of the disk layer (every 64 blocks).
     const fresh = '0x00000000000000000000000000000000000000c7';
+    let last = '';
     for (let i = 0; i < 66; i++)
-      await rpc(a.url, 'eth_sendTransaction', [{ from: answers.from, to: fresh, value: '0x1' }]);
+      last = await rpc(a.url, 'eth_sendTransaction', [{ from: answers.from, to: fresh, value: '0x1' }]);
+    await waitFor(async () => (await rpc(a.url, 'eth_getTransactionReceipt', [last])) !== null);
     const head = await rpc(a.url, 'eth_blockNumber');
     const proof = await rpc(a.url, 'eth_getProof', [fresh, [], head]);
     const storage = await rpc(a.url, 'eth_getProof', [answers.contract, ['0xa', '0x3c'], head]);
