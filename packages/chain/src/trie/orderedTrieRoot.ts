@@ -9,9 +9,31 @@ import { MerkleTrie } from './merkleTrie.js';
 function rlpIndex(i: number): Uint8Array {
   if (i === 0) return Uint8Array.of(0x80);
   if (i < 0x80) return Uint8Array.of(i);
-  const bytes: number[] = [];
-  for (let n = i; n > 0; n = Math.floor(n / 256)) bytes.unshift(n & 0xff);
-  return Uint8Array.from([0x80 + bytes.length, ...bytes]);
+  let length = 0;
+  for (let n = i; n > 0; n = Math.floor(n / 256)) length++;
+  const out = new Uint8Array(1 + length);
+  out[0] = 0x80 + length;
+  for (let n = i, at = length; n > 0; n = Math.floor(n / 256)) out[at--] = n % 256;
+  return out;
+}
+
+/**
+ * How many index keys are kept (~100 bytes each): more than a block's transactions at the
+ * gas limits a node runs with; an index past it gets a key of its own, as every one did before.
+ */
+const KEPT_INDEX_KEYS = 16_384;
+const indexKeys: Uint8Array[] = [];
+
+/**
+ * The nibbles of RLP(i), the key of entry i. Every block's transaction and receipt tries use the
+ * same keys, so they are made once and shared: a trie never writes into a key (its nodes' paths
+ * are views of it), and making two per transaction was ~1 KB of short-lived allocation and two
+ * arrays per transaction alive until the block is sealed (docs/decisions/0530).
+ */
+function indexKey(i: number): Uint8Array {
+  if (i >= KEPT_INDEX_KEYS) return keyToNibbles(rlpIndex(i));
+  for (let n = indexKeys.length; n <= i; n++) indexKeys.push(keyToNibbles(rlpIndex(n)));
+  return indexKeys[i];
 }
 
 /**
@@ -23,7 +45,7 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
   let root: TrieNode | undefined;
   for (let i = 0; i < values.length; i++) {
     if (values[i].length === 0) continue;
-    root = insert(root, keyToNibbles(rlpIndex(i)), 0, values[i]);
+    root = insert(root, indexKey(i), 0, values[i]);
   }
   if (root === undefined) return MerkleTrie.empty().root();
   const ref = hashNode(root);
@@ -46,7 +68,7 @@ export class AppendOnlyOrderedTrie {
   append(values: readonly Uint8Array[]): void {
     for (const v of values) {
       const i = this.count++;
-      if (v.length) this.node = insert(this.node, keyToNibbles(rlpIndex(i)), 0, v);
+      if (v.length) this.node = insert(this.node, indexKey(i), 0, v);
     }
   }
 
