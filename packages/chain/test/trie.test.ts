@@ -487,4 +487,21 @@ describe('orderedTrieRoot', () => {
       expect(hex(t.root())).toBe(hex(orderedTrieRoot(values.slice(0, at))));
     }
   });
+
+  it('AppendOnlyOrderedTrie keeps its roots right as it folds its finished parts, over 3-byte keys and empty values', async () => {
+    const r = rng(4500);
+    // Empty values are left out of the trie (their slots stay open); inline-sized ones too.
+    const values = Array.from({ length: 4_500 }, (_, i) =>
+      i % 997 === 5 ? new Uint8Array(0) : i % 3 === 0 ? Uint8Array.of(i & 0x7f) : randomValue(r),
+    );
+    const t = new AppendOnlyOrderedTrie();
+    let at = 0;
+    while (at < values.length) {
+      const n = 1 + Math.floor(r() * 700);
+      t.append(values.slice(at, at + n));
+      at = Math.min(values.length, at + n);
+      expect(hex(t.root())).toBe(hex(orderedTrieRoot(values.slice(0, at))));
+    }
+    expect(hex(t.root())).toBe(hex(orderedTrieRoot(values)));
+  });
 });

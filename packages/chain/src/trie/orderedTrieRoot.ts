@@ -1,7 +1,7 @@
 import { insert } from './edit.js';
 import { keyToNibbles } from './nibbles.js';
 import { hashNode } from './nodeCodec.js';
-import type { TrieNode } from './nodes.js';
+import { BRANCH, HASH, HashNode, LEAF, type TrieNode } from './nodes.js';
 import { keccak256 } from '../crypto/keccak.js';
 import { MerkleTrie } from './merkleTrie.js';
 
@@ -28,7 +28,7 @@ const indexKeys: Uint8Array[] = [];
  * The nibbles of RLP(i), the key of entry i. Every block's transaction and receipt tries use the
  * same keys, so they are made once and shared: a trie never writes into a key (its nodes' paths
  * are views of it), and making two per transaction was ~1 KB of short-lived allocation and two
- * arrays per transaction alive until the block is sealed (docs/decisions/0530).
+ * arrays per transaction alive until the block is sealed (docs/decisions/0531).
  */
 function indexKey(i: number): Uint8Array {
   if (i >= KEPT_INDEX_KEYS) return keyToNibbles(rlpIndex(i));
@@ -53,9 +53,42 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
+ * Replaces each finished part below `node` by a HashNode of its ref (the node must be hashed);
+ * returns whether `node` itself is finished. A leaf whose key ends where it hangs is finished:
+ * RLP keys are prefix-free and an append-only trie never writes a key twice, so nothing can be
+ * inserted at or below it; a branch with all 16 slots finished is finished. What a parent's
+ * encoding reads of a child is its ref, so the roots do not change; an insert that reached a
+ * HashNode would throw (NeedNode), never run wrong.
+ */
+function fold(node: TrieNode): boolean {
+  if (node.kind === HASH) return true;
+  if (node.kind === LEAF) return node.path.length === 0;
+  if (node.kind !== BRANCH) {
+    fold(node.child); // an extension stays: a later key can still part from its path
+    return false;
+  }
+  const children = node.children;
+  let full = node.value === undefined;
+  for (let i = 0; i < 16; i++) {
+    const c = children[i];
+    if (c === undefined) full = false;
+    else if (c.kind !== HASH) {
+      if (fold(c)) children[i] = new HashNode(c.ref!);
+      else full = false;
+    }
+  }
+  return full;
+}
+
+/**
  * An ordered trie that grows at the end (a block's transactions or receipts as flashblocks add
  * them): `root()` hashes only the paths changed since the last call, so the roots of a block
- * built in n steps cost about what one orderedTrieRoot of the whole block does.
+ * built in n steps cost about what one orderedTrieRoot of the whole block does. After hashing,
+ * the parts no append can change are folded to their hashes (`fold`): the trie keeps ~one
+ * hash per 16 entries, not each entry's leaf, path, encoding and hash until the block is sealed
+ * (~700 bytes per transaction for the two tries, all copied by the young generation's
+ * scavenges and promoted; docs/decisions/0531). Its nodes are its own (it hands none out), so
+ * folding in place is safe.
  */
 export class AppendOnlyOrderedTrie {
   private node: TrieNode | undefined;
@@ -76,6 +109,7 @@ export class AppendOnlyOrderedTrie {
   root(): Uint8Array {
     if (this.node === undefined) return MerkleTrie.empty().root();
     const ref = hashNode(this.node);
+    fold(this.node);
     return ref.length === 32 ? ref : keccak256(ref);
   }
 }
