@@ -58,7 +58,7 @@ export interface DevControlsOptions {
 
 const TIP = 1_000_000_000n;
 /** Prefixes of every kind of LevelDB entry but the chain's config (anvil_reset deletes them). */
-const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'c', 'A', 'S', 'L', 'D'];
+const CHAIN_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'T', 'a', 'o', 'c', 'A', 'S', 'L', 'D'];
 
 export class DevControls implements DevApi {
   private readonly ctx: ChainContext;

@@ -17,7 +17,8 @@ export async function blockDeletions(
     const hash = await store.hashByNumber(n);
     if (!hash) continue;
     const block = await blocks.byHash(hash);
-    for (const tx of block?.transactions ?? []) ops.push({ key: keys.txIndex(tx.hash()) });
+    for (const tx of block?.transactions ?? [])
+      for (const key of store.txIndexKeys(tx.hash())) ops.push({ key });
     ops.push({ key: keys.canonical(n) }, { key: keys.block(hash) }, { key: keys.receipts(hash) });
     ops.push({ key: keys.senders(hash) });
   }

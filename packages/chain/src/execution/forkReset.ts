@@ -33,7 +33,7 @@ export type ForkReset =
   | { kind: 'refork'; config: DevChainConfig; point: ForkPointBlock };
 
 /** Kinds of entries a new fork drops: the chain and the remote's state at the old block. */
-const REFORK_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'a', 'o', 'F'];
+const REFORK_PREFIXES = ['H', 'n', 'b', 'r', 's', 't', 'T', 'a', 'o', 'F'];
 
 /** Asks the remote what a reset to `target` needs (nothing for a reset to the fork point). */
 export async function prepareForkReset(

@@ -111,7 +111,7 @@ type Db = AbstractLevel<any, Bytes, Bytes>;
 type ReadView = ReturnType<Db['snapshot']>;
 
 /** Keys of a block's batch that are not state: block, receipts, senders, indexes, head. */
-const BLOCK_PREFIXES = new Set([...'brstnH'].map((c) => c.charCodeAt(0)));
+const BLOCK_PREFIXES = new Set([...'brstTnH'].map((c) => c.charCodeAt(0)));
 /** Keys whose value may be a reference into the body files: block, receipts, senders, forward diff. */
 const BODY_PREFIXES = new Set([...'brsD'].map((c) => c.charCodeAt(0)));
 /** Bodies (block + receipts + senders) of at least this many bytes go to the body files. */
@@ -174,6 +174,11 @@ export class ChainStore {
   readonly readKeys = { account: 0, storage: 0, trieNode: 0, other: 0 };
   /** keys.stateLayer as stored: undefined until the first block is written. */
   private stateStart: bigint | undefined;
+  /**
+   * The database holds transaction-index entries written before decision 0520 (keys.oldTxIndex,
+   * the whole hash): a lookup the short key misses asks for the long one too.
+   */
+  private oldTxIndex = false;
 
   /** What reads see of LevelDB: everything written so far (see ReadView). */
   private view: ReadView;
@@ -234,6 +239,7 @@ export class ChainStore {
   }
 
   private async loadStateStart(): Promise<void> {
+    this.oldTxIndex = await this.hasPrefix(keys.oldTxIndex(new Uint8Array(0)));
     const v = await this.db.get(keys.stateLayer);
     this.stateStart = v ? Buffer.from(v).readBigUInt64BE() : undefined;
     if (this.stateStart !== undefined && this.stateStart > 0n) this.layers.startAt(this.stateStart - 1n);
@@ -249,12 +255,13 @@ export class ChainStore {
   }
 
   /** Whether the database holds trie nodes of the old format (keyed by hash, before 0211). */
-  async hasOldTrieNodes(): Promise<boolean> {
-    for await (const _ of this.db.keys({
-      gte: keys.oldTrieNode,
-      lt: Uint8Array.of(keys.oldTrieNode[0] + 1),
-      limit: 1,
-    }))
+  hasOldTrieNodes(): Promise<boolean> {
+    return this.hasPrefix(keys.oldTrieNode);
+  }
+
+  /** Whether any key starts with the one-byte `prefix`. */
+  private async hasPrefix(prefix: Bytes): Promise<boolean> {
+    for await (const _ of this.db.keys({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1), limit: 1 }))
       return true;
     return false;
   }
@@ -497,12 +504,19 @@ export class ChainStore {
    * canonical one at the number stored (txIndex.ts): a reader checks the transaction there.
    */
   async txLocation(txHash: Bytes): Promise<{ blockHash: Bytes; index: number } | undefined> {
-    const v = await this.get(keys.txIndex(txHash));
+    const v =
+      (await this.get(keys.txIndex(txHash))) ??
+      (this.oldTxIndex ? await this.get(keys.oldTxIndex(txHash)) : undefined);
     if (!v) return undefined;
     const at = decodeTxPosition(v);
     if ('blockHash' in at) return at;
     const blockHash = await this.hashByNumber(at.number);
     return blockHash && { blockHash, index: at.index };
+  }
+
+  /** The index keys a block taken off the chain deletes for its transaction `txHash`. */
+  txIndexKeys(txHash: Bytes): Bytes[] {
+    return this.oldTxIndex ? [keys.txIndex(txHash), keys.oldTxIndex(txHash)] : [keys.txIndex(txHash)];
   }
 
   /** Up to `limit` entries whose key starts with `prefix` (start-up preloading). */

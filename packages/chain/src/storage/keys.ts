@@ -5,6 +5,8 @@
 import { concat, u64 } from '../primitives/hex.js';
 
 const p = (c: string) => Uint8Array.of(c.charCodeAt(0));
+/** Bytes of a transaction's hash in its index key (decision 0520). */
+const TX_INDEX_KEY_BYTES = 12;
 
 export const keys = {
   /** JSON: the chain's configuration (dev or a geth genesis), written once. */
@@ -19,8 +21,13 @@ export const keys = {
   receipts: (hash: Uint8Array) => concat(p('r'), hash),
   /** block hash -> senders of the block's transactions, 20 bytes each */
   senders: (hash: Uint8Array) => concat(p('s'), hash),
-  /** tx hash -> block number + position (txIndex.ts; block hash (32) + u64 before decision 0423) */
-  txIndex: (hash: Uint8Array) => concat(p('t'), hash),
+  /**
+   * The tx hash's first 12 bytes -> block number + position (txIndex.ts, decision 0520): a reader
+   * checks the transaction at that position, so the rest of the hash need not be in the key.
+   */
+  txIndex: (hash: Uint8Array) => concat(p('T'), hash.subarray(0, TX_INDEX_KEY_BYTES)),
+  /** Before decision 0520: the whole tx hash -> the same value (block hash (32) + u64 before 0423). Read, never written. */
+  oldTxIndex: (hash: Uint8Array) => concat(p('t'), hash),
   /** address -> RLP account (latest state only; history lives in the trie) */
   account: (addr: Uint8Array) => concat(p('a'), addr),
   /** address + slot -> value with leading zeros stripped (latest state only) */

@@ -6,6 +6,9 @@
  * the chain go in the same batch as its canonical number (execution/blockDeletions.ts), and a
  * reader checks the transaction found there is the one asked (reader/localChainReader.ts).
  * A 40-byte value is one written before 0423: block hash + u64 position, read as it is.
+ * The key is the hash's first 12 bytes (keys.txIndex, decision 0520): that reader's check is
+ * what tells two hashes sharing them apart; entries under the whole hash (keys.oldTxIndex) are
+ * read in a data directory that has them.
  */
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { bytesToBigint } from '../primitives/hex.js';
