@@ -459,6 +459,20 @@ describe('orderedTrieRoot', () => {
     },
   );
 
+  it('matches a trie keyed by RLP(index) past the index keys it keeps (16,384), and again after them', async () => {
+    const r = rng(16_400);
+    const values = Array.from({ length: 16_400 }, () => Uint8Array.of(1 + Math.floor(r() * 200)));
+    // MerkleTrie (checked against @ethereumjs/mpt above): mpt takes seconds for 16,400 puts.
+    const ref = MerkleTrie.empty();
+    for (let i = 0; i < values.length; i++) await ref.put(RLP.encode(i), values[i]);
+    expect(hex(orderedTrieRoot(values))).toBe(hex(ref.root()));
+    // The kept keys are shared by every trie: a second, shorter one built after them is right too.
+    const few = values.slice(0, 200).reverse();
+    const ref2 = await createMPT();
+    for (let i = 0; i < few.length; i++) await ref2.put(RLP.encode(i), few[i]);
+    expect(hex(orderedTrieRoot(few))).toBe(hex(ref2.root()));
+  });
+
   it('AppendOnlyOrderedTrie gives the same root after every chunk appended (a block built flashblock by flashblock)', async () => {
     const r = rng(31);
     const values = Array.from({ length: 700 }, () => randomValue(r));
@@ -472,5 +486,22 @@ describe('orderedTrieRoot', () => {
       expect(t.size).toBe(at);
       expect(hex(t.root())).toBe(hex(orderedTrieRoot(values.slice(0, at))));
     }
+  });
+
+  it('AppendOnlyOrderedTrie keeps its roots right as it folds its finished parts, over 3-byte keys and empty values', async () => {
+    const r = rng(4500);
+    // Empty values are left out of the trie (their slots stay open); inline-sized ones too.
+    const values = Array.from({ length: 4_500 }, (_, i) =>
+      i % 997 === 5 ? new Uint8Array(0) : i % 3 === 0 ? Uint8Array.of(i & 0x7f) : randomValue(r),
+    );
+    const t = new AppendOnlyOrderedTrie();
+    let at = 0;
+    while (at < values.length) {
+      const n = 1 + Math.floor(r() * 700);
+      t.append(values.slice(at, at + n));
+      at = Math.min(values.length, at + n);
+      expect(hex(t.root())).toBe(hex(orderedTrieRoot(values.slice(0, at))));
+    }
+    expect(hex(t.root())).toBe(hex(orderedTrieRoot(values)));
   });
 });

@@ -12,8 +12,14 @@
 import v8 from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 200;
-/** V8's own factor (its flag's default, and the least it takes at start). */
-const SEMI_SPACE_GROWTH_FACTOR = 2;
+/**
+ * The factor once released: the young generation's first growth takes it to its maximum (16 MB
+ * semi-spaces). V8's default (2) took a fresh node's first burst of transactions through four
+ * doublings, each after as many bytes had survived as the young generation held: many small
+ * scavenges, each copying the pending block's live set (docs/decisions/0530). An idle node does
+ * not grow it (nothing survives), so idle memory is as 0460 left it.
+ */
+const SEMI_SPACE_GROWTH_FACTOR = 16;
 
 function given(flag: string, execArgv: string[], nodeOptions: string): boolean {
   const pattern = new RegExp(`--${flag.replaceAll('-', '[-_]')}`);
@@ -33,7 +39,7 @@ export function tuneHeap(execArgv = process.execArgv, nodeOptions = process.env.
  * V8 doubles the young generation up to its 16 MB semi-spaces: 32 MB resident that an idle node
  * does not use and that V8 gives back only after ~10 s of quiet (docs/decisions/0460). Held
  * during the start, it grows again as soon as load asks for it once released (V8 reads the
- * factor at every growth). A `--semi-space-growth-factor` given to node wins: nothing is held.
+ * factor at every growth), straight to its maximum. A `--semi-space-growth-factor` given to node wins: nothing is held.
  */
 export function holdYoungGeneration(
   execArgv = process.execArgv,
