@@ -28,7 +28,9 @@ import { fullAccount, slimAccount } from './flatAccount.js';
 import { keys, trieNodeKey } from './keys.js';
 import { compactReceiptList } from './receiptCodec.js';
 import { decodeTxPosition, encodeTxPosition } from './txIndex.js';
-import { BodyFiles, isBodyRef } from './bodyFiles.js';
+import { BodyFiles, isBodyRef, shellRef } from './bodyFiles.js';
+import { shellOf } from './journalBody.js';
+import { blockTxsOf, type JournalPosition, type JournalRange } from './journalRecords.js';
 import { CleanNodes } from './cleanNodes.js';
 import { type Flush, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
@@ -51,6 +53,11 @@ export interface BlockWrite {
   code: { hash: Bytes; code: Bytes }[];
   /** The block's new trie nodes, by path: its diff layer (pathLayers.ts), not in the batch. */
   nodes: PathNode[];
+  /**
+   * Where the block's flashblock records are in the journal (built in flashblocks): its body is
+   * kept as them (decision 0521), and recovery reads the journal from there after a crash.
+   */
+  journal?: JournalRange;
 }
 
 /** What the node keeps of past state: `--state-window` and how the disk layer is written. */
@@ -153,6 +160,8 @@ export class ChainStore {
     diffRecordBytes: 0,
     /** Block bodies, receipts and senders appended to the body files (not in batchBytes: decision 0491). */
     bodyFileBytes: 0,
+    /** Blocks whose body is their flashblock journal records: the body files hold their shells (decision 0521). */
+    bodiesInJournal: 0,
     /** Trie nodes written by the disk layer's flushes (keys and values). */
     trieFlushBytes: 0,
     flushes: 0,
@@ -243,6 +252,35 @@ export class ChainStore {
    */
   get stateLayerStart(): bigint | undefined {
     return this.stateStart;
+  }
+
+  /** The folder of the body files, where the flashblock journal's segments go; none in memory. */
+  get bodiesDir(): string | undefined {
+    return this.bodies?.folder;
+  }
+
+  /** Where the newest block's flashblock records start (keys.journalStart): recovery reads from there. */
+  async journalStart(): Promise<JournalPosition | undefined> {
+    const v = await this.get(keys.journalStart);
+    if (v?.length !== 12) return undefined;
+    const b = Buffer.from(v.buffer, v.byteOffset, v.length);
+    return { segment: b.readUInt32BE(0), offset: Number(b.readBigUInt64BE(4)) };
+  }
+
+  /**
+   * The shell (journalBody.ts) of `w`'s block if its journal records hold exactly its
+   * transactions, read back from the disk as a reader will read them; else undefined.
+   */
+  private async shellFromJournal(w: BlockWrite): Promise<Bytes | undefined> {
+    const range = w.journal;
+    if (!this.bodies || !range?.complete) return undefined;
+    try {
+      const txs = blockTxsOf(await this.bodies.readJournal(range));
+      return txs && shellOf(w.rlp, txs, range);
+    } catch {
+      // The segment unreadable: the body is written whole, as before.
+      return undefined;
+    }
   }
 
   /** Whether the database holds trie nodes of the old format (keyed by hash, before 0211). */
@@ -640,15 +678,28 @@ export class ChainStore {
         // references to them (decision 0491). A small body stays in LevelDB: its double write
         // costs little, and a second sync would hold a block sealed on its own (--block-time 0,
         // no journal) longer before it is on disk.
+        // A block built in flashblocks: its transactions are in the journal already, the body
+        // files get its shell (decision 0521).
         let refs: Bytes[] | undefined;
         if (this.bodies && w.rlp.length + w.receipts.length + w.senders.length >= BODY_FILE_MIN_BYTES) {
           const before = this.bodies.bytesWritten;
-          refs = await this.bodies.append([w.rlp, compactReceiptList(w.receipts), w.senders, diff]);
+          const shell = await this.shellFromJournal(w);
+          refs = await this.bodies.append([shell ?? w.rlp, compactReceiptList(w.receipts), w.senders, diff]);
+          if (shell) {
+            refs[0] = shellRef(refs[0]);
+            this.written.bodiesInJournal++;
+          }
           this.written.bodyFileBytes += this.bodies.bytesWritten - before;
         }
         if (firstLayer && this.trie !== this.main)
           await this.trie.db.put(keys.stateLayer, u64(w.number), { sync: true } as never);
         const batch = this.main.db.batch();
+        if (w.journal) {
+          const start = Buffer.allocUnsafe(12);
+          start.writeUInt32BE(w.journal.segment, 0);
+          start.writeBigUInt64BE(BigInt(w.journal.from), 4);
+          batch.put(keys.journalStart, start);
+        }
         for (const addr of w.clearedStorage) for (const k of await this.storageKeys(addr)) batch.del(k);
         const diffValue = refs ? refs[3] : diff;
         batch.put(keys.stateDiff(w.number), diffValue);

@@ -50,6 +50,11 @@ export const keys = {
   storageNode: (owner: Uint8Array, path: Uint8Array) => concat(p('S'), owner, path),
   /** u64: the first block whose trie nodes are not in the disk layer (replayed at start from `D`) */
   stateLayer: p('L'),
+  /**
+   * Where the newest sealed block's flashblock records start in the journal (segment u32, offset
+   * u64): recovery reads the journal from there (builder/flashblockJournal.ts, decision 0521).
+   */
+  journalStart: p('J'),
   /** number (u64) -> the block's forward state diff, kept until the disk layer passes it */
   stateDiff: (n: bigint) => concat(p('D'), u64(n)),
   /**
