@@ -183,8 +183,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   const journal =
     ephemeral || options.follow
       ? undefined
-      : await FlashblockJournal.open(join(options.dataDir, 'flashblocks.journal'), {
+      : await FlashblockJournal.open(ctx.store.bodiesDir ?? join(options.dataDir, 'chain-bodies'), {
           waitMs: options.journalWaitMs,
+          // Recovery reads the journal from the newest block on disk (decision 0521).
+          from: await ctx.store.journalStart(),
+          legacyPath: join(options.dataDir, 'flashblocks.journal'),
         });
   const producer = new BlockProducer(ctx, {
     blockTime: options.blockTime,
@@ -294,6 +297,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     'wharf_block_body_file_bytes_total',
     "Bytes of the sealed blocks' bodies, receipts and senders appended to the body files, written once (decision 0491); their batches hold references.",
     () => ctx.store.written.bodyFileBytes,
+  );
+  written(
+    'wharf_block_bodies_in_journal_total',
+    'Sealed blocks whose body is their flashblock journal records: the body files hold their header, receipts and senders, not their transactions again (decision 0521).',
+    () => ctx.store.written.bodiesInJournal,
   );
   written(
     'wharf_state_diff_record_bytes_total',

@@ -9,31 +9,59 @@
  *   worker: a message ─> takes every message waiting (receiveMessageOnPort) ─> consecutive
  *           appends to one file in ONE write (group commit) ─> answers [seq, error?] per op
  *
- * The files are opened O_DSYNC: a write returns once its bytes are on disk, so an answer means
- * durable. Operations run in the order they were asked: a later record never lands before an
- * earlier one. The worker is stopped by asking it (close), which closes the files.
+ * The segment files are opened O_DSYNC: a write returns once its bytes are on disk, so an answer
+ * means durable; it says where the bytes went (segment and offset: a sealed block's body is its
+ * records there, decision 0521). Operations run in the order they were asked: a later record never
+ * lands before an earlier one. A failed write's partial bytes are cut off (or, if that fails too,
+ * the next append starts a new segment), so records always follow whole ones. The worker is
+ * stopped by asking it (close), which closes the file.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 
-/** One operation on file `file` (an index into the journal's files). */
+/** One operation on the journal's segment being written. */
 export type JournalOp =
-  | { op: 'truncate'; file: number; bytes: Uint8Array }
-  | { op: 'append'; file: number; bytes: Uint8Array }
-  /** Every file emptied and synced. */
-  | { op: 'reset' };
+  | { op: 'append'; bytes: Uint8Array }
+  /** The next segment: appends go to a new file from here on. */
+  | { op: 'roll' };
 
-type Answer = { seq: number; error?: string };
+/** Where an operation's bytes went: segment `seg`, from byte `at`. */
+export interface Written {
+  seg: number;
+  at: number;
+}
+
+type Answer = { seq: number; error?: string; seg?: number; at?: number };
 
 // CommonJS, evaluated as the worker's script: nothing to resolve next to this file, whether it
 // runs from the TypeScript sources (tests) or the build.
 const WORKER_SOURCE = `
 const fs = require('node:fs');
+const path = require('node:path');
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
-const { port, names } = workerData;
+const { port, dir, first } = workerData;
 const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_DSYNC;
-let fds;
+const name = (n) => path.join(dir, String(n).padStart(6, '0') + '.journal');
+let fd;
+let seg;
+// The segment's length: where the next append lands.
+let pos = 0;
+// A failed write whose bytes could not be cut off: the next append starts a new segment.
+let broken = false;
+function openSegment(n) {
+  const f = fs.openSync(name(n), flags);
+  if (fd !== undefined) fs.closeSync(fd);
+  fd = f;
+  seg = n;
+  pos = fs.fstatSync(fd).size;
+  broken = false;
+  // The new file's name on disk too (a power loss would otherwise lose the whole file).
+  try {
+    const d = fs.openSync(dir, 'r');
+    try { fs.fsyncSync(d); } finally { fs.closeSync(d); }
+  } catch {}
+}
 try {
-  fds = names.map((n) => fs.openSync(n, flags));
+  openSegment(first);
   // This thread's id in the kernel (Linux), so that the CLI leaves its priority alone.
   let tid;
   try {
@@ -44,7 +72,7 @@ try {
   port.postMessage({ opened: false, error: e.message });
   port.close();
 }
-function writeAll(fd, bytes) {
+function writeAll(bytes) {
   for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at);
 }
 function run(ops) {
@@ -52,39 +80,49 @@ function run(ops) {
   for (let i = 0; i < ops.length; ) {
     const o = ops[i];
     if (o.op === 'close') {
-      for (const fd of fds) fs.closeSync(fd);
+      fs.closeSync(fd);
       answers.push({ seq: o.seq });
       port.postMessage(answers);
       port.close();
       return false;
     }
-    // Group commit: the appends to one file that wait together go in one write.
+    // Group commit: the appends that wait together go in one write.
     let j = i + 1;
-    if (o.op === 'append') while (j < ops.length && ops[j].op === 'append' && ops[j].file === o.file) j++;
+    if (o.op === 'append') while (j < ops.length && ops[j].op === 'append') j++;
+    let len = 0;
+    for (let k = i; k < j; k++) if (ops[k].op === 'append') len += ops[k].bytes.length;
     let error;
+    let at = 0;
     try {
-      if (o.op === 'reset') {
-        for (const fd of fds) {
-          fs.ftruncateSync(fd, 0);
-          fs.fdatasyncSync(fd);
-        }
-      } else if (o.op === 'truncate') {
-        fs.ftruncateSync(fds[o.file], 0);
-        writeAll(fds[o.file], o.bytes);
-      } else {
-        writeAll(fds[o.file], j - i === 1 ? o.bytes : Buffer.concat(ops.slice(i, j).map((x) => x.bytes)));
+      if (o.op === 'roll' || broken) openSegment(seg + 1);
+      at = pos;
+      if (o.op === 'append') {
+        writeAll(j - i === 1 ? o.bytes : Buffer.concat(ops.slice(i, j).map((x) => x.bytes)));
+        pos += len;
       }
     } catch (e) {
       error = e.message;
+      // What a failed write left goes: the records after it must follow the last whole one.
+      try {
+        fs.ftruncateSync(fd, pos);
+      } catch {
+        broken = true;
+      }
     }
-    for (let k = i; k < j; k++) answers.push(error ? { seq: ops[k].seq, error } : { seq: ops[k].seq });
+    for (let k = i; k < j; k++) {
+      if (error) answers.push({ seq: ops[k].seq, error });
+      else {
+        answers.push({ seq: ops[k].seq, seg, at });
+        if (ops[k].op === 'append') at += ops[k].bytes.length;
+      }
+    }
     i = j;
   }
   port.postMessage(answers);
   return true;
 }
-if (fds) port.on('message', (first) => {
-  const ops = [first];
+if (fd !== undefined) port.on('message', (message) => {
+  const ops = [message];
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) ops.push(m.message);
   run(ops);
 });
@@ -93,7 +131,7 @@ if (fds) port.on('message', (first) => {
 /** Asks the worker; every promise settles with the worker's answer, in the order asked. */
 export class JournalWriter {
   private seq = 0;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (w: Written) => void; reject: (e: Error) => void }>();
   /** Set once the worker is gone or a close was asked: later operations fail at once. */
   private gone?: Error;
 
@@ -109,7 +147,7 @@ export class JournalWriter {
         if (!w) continue;
         this.waiting.delete(a.seq);
         if (a.error) w.reject(new Error(`flashblock journal write failed: ${a.error}`));
-        else w.resolve();
+        else w.resolve({ seg: a.seg ?? 0, at: a.at ?? 0 });
       }
       this.refWhileWaiting();
     });
@@ -120,12 +158,15 @@ export class JournalWriter {
     this.refWhileWaiting();
   }
 
-  /** Starts the worker on the files `names` (created if missing); rejects if one cannot be opened. */
-  static async start(names: string[]): Promise<JournalWriter> {
+  /**
+   * Starts the worker, appending to segment `first` of the folder `dir` (created if missing);
+   * rejects if it cannot be opened.
+   */
+  static async start(dir: string, first: number): Promise<JournalWriter> {
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { port: port2, names },
+      workerData: { port: port2, dir, first },
       transferList: [port2],
       // The worker holds a few buffers at a time.
       resourceLimits: { maxOldGenerationSizeMb: 32 },
@@ -142,11 +183,11 @@ export class JournalWriter {
     return new JournalWriter(worker, port1, opened.tid);
   }
 
-  /** Settles once `op` is on disk (rejects if its write failed). */
-  write(op: JournalOp): Promise<void> {
+  /** Settles once `op` is on disk, with where it went (rejects if its write failed). */
+  write(op: JournalOp): Promise<Written> {
     if (this.gone) return Promise.reject(this.gone);
     const seq = ++this.seq;
-    const done = new Promise<void>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
+    const done = new Promise<Written>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
     this.port.postMessage({ ...op, seq });
     this.refWhileWaiting();
     return done;
@@ -156,7 +197,7 @@ export class JournalWriter {
   async close(): Promise<void> {
     if (this.gone) return;
     const seq = ++this.seq;
-    const done = new Promise<void>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
+    const done = new Promise<Written>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
     this.port.postMessage({ op: 'close', seq });
     this.refWhileWaiting();
     this.gone = new Error('flashblock journal is closed');

@@ -30,6 +30,7 @@ import type { RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { StateTrie } from '../state/trieAdapter.js';
 import { decodeReceipt, type StoredReceipt } from '../storage/receiptCodec.js';
+import type { JournalRange } from '../storage/journalRecords.js';
 import { AppendOnlyOrderedTrie } from '../trie/index.js';
 import { TransactionFromBytes, transactionsOf } from './lazyTransactions.js';
 
@@ -414,7 +415,7 @@ export class PendingBlock {
      * Moves the head at once; `durable` settles when the block is on disk. Its batch is filled
      * once `fillAfter` settles (at once without it).
      */
-    commit: (fillAfter?: Promise<unknown>) => Promise<{ durable: Promise<void> }>;
+    commit: (fillAfter?: Promise<unknown>, journal?: JournalRange) => Promise<{ durable: Promise<void> }>;
     /** The account trie at the sealed root: the next block's `warm`. */
     trie: StateTrie;
     /** What the block changed: accounts (0x-lowercase) and, per account, slots (0x 32-byte). */
@@ -441,12 +442,13 @@ export class PendingBlock {
       block.header.common.isActivatedEIP(4895),
     );
     const merged = this.merged;
-    const commit = (fillAfter?: Promise<unknown>) =>
+    const commit = (fillAfter?: Promise<unknown>, journal?: JournalRange) =>
       commitBlock(
         this.ctx,
         {
           block,
           rlp,
+          journal,
           receipts: txs.map((t) => t.encodedReceipt),
           senders: txs.map((t) => t.sender),
           txHashes: txs.map((t) => t.hash),

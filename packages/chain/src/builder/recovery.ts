@@ -41,6 +41,8 @@ export async function recoverFromJournal(
   if (!journal) return { replayed: 0 };
   const outcome = await replayJournal(journal, steps);
   await steps.flushed();
+  // The blocks a journal of before decision 0521 held are on disk now.
+  await journal.dropLegacy();
   await steps.openJournal();
   return outcome;
 }

@@ -1,25 +1,29 @@
 /**
  * Durability of what the builder shows: a flashblock's journal write (beside its state root),
- * the seal (the head moves in memory, the block's batch reaches LevelDB behind it) and the
- * journal's rotation (a block's journal file starts over only once the block that used it last
- * is on disk). Invariant: nothing is shown before it is on disk, in the journal or in LevelDB.
+ * the seal (the head moves in memory, the block's batch reaches LevelDB behind it, its body
+ * naming the block's journal records) and the opening of the next block in the journal (only
+ * once the block sealed two before is on disk: at most three blocks' batches in flight).
+ * Invariant: nothing is shown before it is on disk, in the journal or in LevelDB.
  *
  *   flashblock k:  journal.append (writer thread, O_DSYNC)  beside  PendingBlock.prepare (state root)
  *   seal n:        prepareSeal ─> commit (head moves; batch filled after `fillAfter`) ─> durable
  *                  [block n-2 durable] ─> journal.openBlock(n+1) ─> the first append of n+1 may go
  *
- * Why the journal rotates through three files: docs/decisions/0010-three-block-flashblock-journal.md;
- * why the next file is opened behind the seal: docs/decisions/0020-next-journal-file-opened-behind-seal.md.
+ * Why three blocks: docs/decisions/0010-three-block-flashblock-journal.md (the journal's files
+ * rotated then; since 0521 it is an append-only log, and the wait bounds the batches in memory);
+ * why the next block is opened behind the seal: docs/decisions/0020-next-journal-file-opened-behind-seal.md.
  */
 import type { Block } from '@ethereumjs/block';
 import type { StateTrie } from '../state/trieAdapter.js';
-import { FlashblockJournal } from './flashblockJournal.js';
+import type { FlashblockJournal } from './flashblockJournal.js';
 import type { BuilderMetrics } from './metrics.js';
 import type { IncludedTx, PendingBlock, PreparedRoot, SealedChanges } from './pendingBlock.js';
 
 /** Blocks between two evictions of the warm account trie, and the levels it keeps. */
 const WARM_TRIE_EVICT_EVERY = 4n;
 const WARM_TRIE_KEEP_DEPTH = 3;
+/** Sealed blocks whose batches may be on their way to the disk at once (decision 0010). */
+const BATCHES_IN_FLIGHT = 3;
 
 export interface SealerOptions {
   /** Where flashblocks go before they are shown; none: pre-confirmations do not survive a crash. */
@@ -31,7 +35,7 @@ export interface SealerOptions {
   onError?: (e: unknown) => void;
   /**
    * The sealed blocks have another copy (a follower's sequencer): without a journal, the next
-   * block waits only for the block FlashblockJournal.FILES - 1 seals back, not for this one.
+   * block waits only for the block BATCHES_IN_FLIGHT - 1 seals back, not for this one.
    */
   copiedElsewhere?: boolean;
 }
@@ -52,7 +56,7 @@ export interface SealedBlock {
   next: PendingBlock;
   /** Settles when the sealed block is on disk. */
   durable: Promise<void>;
-  /** Settles when the block whose journal file the next block takes over is on disk. */
+  /** Settles when the block sealed BATCHES_IN_FLIGHT - 1 before it is on disk. */
   before: Promise<void>;
   /** The accounts and slots it changed. */
   changed: SealedChanges;
@@ -60,8 +64,8 @@ export interface SealedBlock {
 
 export class Sealer {
   /**
-   * When the batches of the last sealed blocks are on disk, oldest first: the journal file a new
-   * block takes over held the oldest of them (FlashblockJournal.FILES - 1 are kept).
+   * When the batches of the last sealed blocks are on disk, oldest first: a new block is opened
+   * in the journal once the oldest of them is (BATCHES_IN_FLIGHT - 1 are kept).
    */
   private readonly unsynced: Promise<void>[] = [];
   /**
@@ -128,15 +132,16 @@ export class Sealer {
     this.opening = next;
     let durable: Promise<void>;
     try {
-      ({ durable } = await commit(fillAfter?.()));
+      // Its body is its journal records (decision 0521), if they are all there.
+      const journal = this.journaled ? this.opts.journal?.rangeOf(block.header.number) : undefined;
+      ({ durable } = await commit(fillAfter?.(), journal));
     } finally {
       this.opening = undefined;
     }
     durable.catch((e) => this.opts.onError?.(e));
     this.unsynced.push(durable);
     const before: Promise<void> =
-      (this.unsynced.length >= FlashblockJournal.FILES ? this.unsynced.shift() : undefined) ??
-      Promise.resolve();
+      (this.unsynced.length >= BATCHES_IN_FLIGHT ? this.unsynced.shift() : undefined) ?? Promise.resolve();
     return { block, txs, next, durable, before, changed };
   }
 

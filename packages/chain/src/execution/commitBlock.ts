@@ -12,6 +12,7 @@ import { encodeAccount } from '../state/accountCodec.js';
 import { computeStateRoot, type RootResult } from '../state/stateRoot.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { BlockWrite } from '../storage/chainStore.js';
+import type { JournalRange } from '../storage/journalRecords.js';
 import type { ChainContext } from './chainContext.js';
 
 export interface ExecutedBlock {
@@ -23,6 +24,8 @@ export interface ExecutedBlock {
   senders: Uint8Array[];
   /** The transactions' hashes when the caller has them (hashing 2,000 again costs ~40 ms). */
   txHashes?: Uint8Array[];
+  /** Where the block's flashblock records are in the journal (BlockWrite.journal). */
+  journal?: JournalRange;
 }
 
 /** The state root that `state` (an overlay over the sealed state at `baseRoot`) would seal to. */
@@ -54,6 +57,7 @@ export async function commitBlock(
     storage: [],
     code: [...diff.code].map(([h, code]) => ({ hash: hexToBytes(h), code })),
     nodes: root.nodes,
+    journal: executed.journal,
   };
   const sealedAccounts: {
     address: Uint8Array;

@@ -15,10 +15,19 @@
  * space, and the next append goes after them. The same holds for the bodies of blocks dropped
  * later (evm_revert, anvil_reset delete their references). Files are `<n>.bodies`, a new one
  * once the current one passes FILE_BYTES.
+ *
+ * The flashblock journal's segments (`<n>.journal`, builder/flashblockJournal.ts) are in the same
+ * folder and are body files too (decision 0521): a block built in flashblocks keeps only its
+ * shell here (journalBody.ts; its reference tagged 0x01), its transactions are read from its
+ * journal records. Nothing is ever deleted: the files are kept as long as the blocks are (every
+ * block: the node is an archive); what no reference names (reverted blocks, flashblocks given up,
+ * the records of empty blocks) is dead space, not reclaimed.
  */
 import { mkdir, open, readdir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { assembleBlock, shellRange } from './journalBody.js';
+import { blockTxsOf, type JournalRange } from './journalRecords.js';
 
 type Bytes = Uint8Array;
 
@@ -29,14 +38,23 @@ const OPEN_READERS = 8;
 /** A reference's length and first byte: no stored block, receipt list or sender list has them. */
 const REF_BYTES = 17;
 const REF_TAG = 0x00;
+/** A reference to a block's shell: the block is assembled with its journal records (decision 0521). */
+const SHELL_TAG = 0x01;
 
 /**
  * Whether a stored value is a reference into the body files. A block's RLP and a receipt list
  * start with an RLP list byte (>= 0xc0), and senders are 20 bytes each: none is 17 bytes
- * starting with 0x00.
+ * starting with 0x00 or 0x01.
  */
 export function isBodyRef(v: Bytes): boolean {
-  return v.length === REF_BYTES && v[0] === REF_TAG;
+  return v.length === REF_BYTES && (v[0] === REF_TAG || v[0] === SHELL_TAG);
+}
+
+/** `ref` (an append's) as naming a block's shell: read assembles the block (journalBody.ts). */
+export function shellRef(ref: Bytes): Bytes {
+  const out = Uint8Array.from(ref);
+  out[0] = SHELL_TAG;
+  return out;
 }
 
 function encodeRef(file: number, offset: number, length: number): Bytes {
@@ -66,12 +84,14 @@ function closeQuietly(handle: Promise<FileHandle>): void {
 }
 
 const fileName = (n: number) => `${String(n).padStart(6, '0')}.bodies`;
+/** A journal segment's file (builder/flashblockJournal.ts writes them). */
+export const journalFileName = (n: number) => `${String(n).padStart(6, '0')}.journal`;
 
 export class BodyFiles {
   /** Bytes appended so far (wharf_block_body_file_bytes_total). */
   bytesWritten = 0;
-  /** Read handles by file number, least recently used first. */
-  private readonly readers = new Map<number, Reader>();
+  /** Read handles by file name, least recently used first. */
+  private readonly readers = new Map<string, Reader>();
 
   private constructor(
     private readonly dir: string,
@@ -119,10 +139,33 @@ export class BodyFiles {
     return refs;
   }
 
-  /** The bytes a reference (isBodyRef) names. */
+  /** The folder of the body files and the journal's segments. */
+  get folder(): string {
+    return this.dir;
+  }
+
+  /** The bytes a reference (isBodyRef) names: a block's shell is read with its journal records. */
   async read(ref: Bytes): Promise<Bytes> {
     const { file, offset, length } = decodeRef(ref);
-    const r = this.reader(file);
+    const bytes = await this.readRange(fileName(file), offset, length);
+    if (ref[0] !== SHELL_TAG) return bytes;
+    const at = shellRange(bytes);
+    const name = journalFileName(at.segment);
+    const txs = blockTxsOf(await this.readRange(name, at.offset, at.length));
+    if (!txs)
+      throw new Error(
+        `the flashblock journal ${join(this.dir, name)} does not hold a block's records at byte ${at.offset} (${at.length} bytes)`,
+      );
+    return assembleBlock(bytes, txs);
+  }
+
+  /** The bytes of a block's records in the journal (the writer's check, ChainStore.writeBlock). */
+  readJournal(range: JournalRange): Promise<Bytes> {
+    return this.readRange(journalFileName(range.segment), range.from, range.to - range.from);
+  }
+
+  private async readRange(name: string, offset: number, length: number): Promise<Bytes> {
+    const r = this.reader(name);
     r.using++;
     try {
       const fh = await r.handle;
@@ -130,9 +173,7 @@ export class BodyFiles {
       for (let done = 0; done < length; ) {
         const { bytesRead } = await fh.read(out, done, length - done, offset + done);
         if (bytesRead === 0)
-          throw new Error(
-            `block body file ${join(this.dir, fileName(file))} ends before byte ${offset + length}`,
-          );
+          throw new Error(`block body file ${join(this.dir, name)} ends before byte ${offset + length}`);
         done += bytesRead;
       }
       return new Uint8Array(out.buffer, out.byteOffset, length);
@@ -142,7 +183,7 @@ export class BodyFiles {
   }
 
   /** The file's read handle, opened on first use; the least recently used beyond OPEN_READERS go. */
-  private reader(file: number): Reader {
+  private reader(file: string): Reader {
     let r = this.readers.get(file);
     if (r) {
       // The most recently used last: the first is the one to close.
@@ -150,12 +191,12 @@ export class BodyFiles {
       this.readers.set(file, r);
       return r;
     }
-    const handle = open(join(this.dir, fileName(file)), 'r');
+    const handle = open(join(this.dir, file), 'r');
     handle.catch(() => {});
     r = { handle, using: 0, evicted: false };
     this.readers.set(file, r);
     if (this.readers.size > OPEN_READERS) {
-      const [oldest, o] = this.readers.entries().next().value as [number, Reader];
+      const [oldest, o] = this.readers.entries().next().value as [string, Reader];
       this.readers.delete(oldest);
       // Closed once the reads already using it are done.
       o.evicted = true;
