@@ -20,7 +20,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AbstractLevel } from 'abstract-level';
-import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.js';
@@ -34,6 +33,7 @@ import { shellOf } from './journalBody.js';
 import { blockTxsOf, type JournalPosition, type JournalRange } from './journalRecords.js';
 import { CleanNodes } from './cleanNodes.js';
 import { type Flush, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
+import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
 import type { PathNode } from './pathNodes.js';
 
 export type Bytes = Uint8Array;
@@ -93,21 +93,6 @@ const STORAGE_NODE = 'S'.charCodeAt(0);
 /** `fromOverlay`: the unwritten blocks do not have the key. */
 const MISS = Symbol('miss');
 /**
- * LevelDB 1.20 (classic-level) maps every table file it has open into the process (up to 1,000,
- * with no option to read them instead), and a mapped page it has read stays in the node's RSS.
- * The node keeps every block's trie nodes, so the mapped memory would grow with the database.
- * Its table cache holds max_open_files - 10 tables; 74 is LevelDB's floor (64 tables mapped), and
- * a table read again after eviction costs one open + mmap in LevelDB's thread, not on the loop
- * (docs/decisions/0009-leveldb-64-open-tables.md).
- */
-const MAX_OPEN_FILES = 74;
-/**
- * LevelDB's table files are 1 MiB, not its 2 MiB default: what stays mapped is at most the
- * table cache's 64 files, so this halves the ceiling of the node's file-backed RSS
- * (docs/decisions/0016-leveldb-1mib-tables.md).
- */
-const TABLE_FILE_SIZE = 1 << 20;
-/**
  * Reads go through one explicit LevelDB snapshot, taken again each time a batch lands. Without
  * one, every get and getMany takes an implicit snapshot on the calling (main) thread, which locks
  * LevelDB's database mutex; LevelDB 1.20 holds that mutex while it deletes obsolete table files
@@ -116,6 +101,27 @@ const TABLE_FILE_SIZE = 1 << 20;
  */
 type Db = AbstractLevel<any, Bytes, Bytes>;
 type ReadView = ReturnType<Db['snapshot']>;
+
+/** Reads waiting for one LevelDB `getMany` (fromDb). */
+interface Gathered {
+  keys: Bytes[];
+  waiting: {
+    from: number;
+    to: number;
+    resolve: (v: (Bytes | undefined)[]) => void;
+    reject: (e: unknown) => void;
+  }[];
+}
+
+/**
+ * One LevelDB database, the snapshot reads see of it, and the reads gathered for it. On disk the
+ * chain's keys and the trie's are two databases (trieDatabase.ts, decision 0540); in memory one.
+ */
+interface Part {
+  db: Db;
+  view: ReadView;
+  gathered?: Gathered;
+}
 
 /** Keys of a block's batch that are not state: block, receipts, senders, indexes, head. */
 const BLOCK_PREFIXES = new Set([...'brstTnH'].map((c) => c.charCodeAt(0)));
@@ -167,16 +173,6 @@ export class ChainStore {
   readonly cleanNodes: CleanNodes;
   /** A landed flush's nodes going into the clean cache (keepFlushed). */
   private keeping: Promise<void> = Promise.resolve();
-  /** Reads gathered for one LevelDB `getMany` (fromDb), until it is issued. */
-  private gathered?: {
-    keys: Bytes[];
-    waiting: {
-      from: number;
-      to: number;
-      resolve: (v: (Bytes | undefined)[]) => void;
-      reject: (e: unknown) => void;
-    }[];
-  };
   /** LevelDB `getMany` calls issued so far (fromDb: each may serve several readers). */
   reads = 0;
   /** Keys those calls asked for, by kind: flat accounts, flat slots, trie nodes, the rest. */
@@ -189,8 +185,10 @@ export class ChainStore {
    */
   private oldTxIndex = false;
 
-  /** What reads see of LevelDB: everything written so far (see ReadView). */
-  private view: ReadView;
+  /** The chain's database: blocks' references, indexes, flat state, forward diffs, head. */
+  private readonly main: Part;
+  /** The trie's: nodes by path and keys.stateLayer (the same Part as `main` in memory). */
+  private readonly trie: Part;
 
   /**
    * A fork keeps deletions of the flat state as empty values (tombstones): a missing key there
@@ -200,12 +198,14 @@ export class ChainStore {
   tombstones = false;
 
   private constructor(
-    private readonly db: Db,
+    db: Db,
     limits: LayerLimits,
     /** Where the blocks' bodies go (bodyFiles.ts); none in memory: LevelDB keeps them. */
     private readonly bodies?: BodyFiles,
+    trieDb?: Db,
   ) {
-    this.view = db.snapshot();
+    this.main = { db, view: db.snapshot() };
+    this.trie = trieDb ? { db: trieDb, view: trieDb.snapshot() } : this.main;
     this.layers = new PathLayers(limits);
     this.cleanNodes = new CleanNodes(limits.cleanBytes ?? 0);
   }
@@ -220,36 +220,27 @@ export class ChainStore {
   }
 
   static async open(dir: string, limits: LayerLimits = DEFAULT_LAYER_LIMITS): Promise<ChainStore> {
-    const db = new ClassicLevel<Bytes, Bytes>(dir, {
-      keyEncoding: 'view',
-      valueEncoding: 'view',
-      maxOpenFiles: MAX_OPEN_FILES,
-      maxFileSize: TABLE_FILE_SIZE,
-    });
-    try {
-      await db.open();
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause;
-      if (cause?.code === 'LEVEL_LOCKED')
-        throw new Error(`the chain database ${dir} is in use by another process (is a node running on it?)`);
-      throw e;
-    }
+    const db = await openLevel(dir, 'chain database');
+    let trie: Db | undefined;
     let bodies: BodyFiles;
     try {
       // Beside LevelDB's folder, not in it: LevelDB owns the files of its folder.
+      trie = await openLevel(`${dir}-trie`, 'state trie database');
+      await adoptTrieKeys(db, trie);
       bodies = await BodyFiles.open(`${dir}-bodies`);
     } catch (e) {
+      await trie?.close();
       await db.close();
       throw e;
     }
-    const store = new ChainStore(db as unknown as Db, limits, bodies);
+    const store = new ChainStore(db, limits, bodies, trie);
     await store.loadStateStart();
     return store;
   }
 
   private async loadStateStart(): Promise<void> {
     this.oldTxIndex = await this.hasPrefix(keys.oldTxIndex(new Uint8Array(0)));
-    const v = await this.db.get(keys.stateLayer);
+    const v = await this.trie.db.get(keys.stateLayer);
     this.stateStart = v ? Buffer.from(v).readBigUInt64BE() : undefined;
     if (this.stateStart !== undefined && this.stateStart > 0n) this.layers.startAt(this.stateStart - 1n);
   }
@@ -297,16 +288,16 @@ export class ChainStore {
     return this.hasPrefix(keys.oldTrieNode);
   }
 
-  /** Whether any key starts with the one-byte `prefix`. */
+  /** Whether any key of the chain's database starts with the one-byte `prefix`. */
   private async hasPrefix(prefix: Bytes): Promise<boolean> {
-    for await (const _ of this.db.keys({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1), limit: 1 }))
+    for await (const _ of this.main.db.keys({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1), limit: 1 }))
       return true;
     return false;
   }
 
   /** Block `n`'s forward state diff (keys.stateDiff), for rebuilding its diff layer. */
   async stateDiffOf(n: bigint): Promise<StateDiffRecord | undefined> {
-    const raw = await this.db.get(keys.stateDiff(n), { snapshot: this.view });
+    const raw = await this.main.db.get(keys.stateDiff(n), { snapshot: this.main.view });
     if (!raw) return undefined;
     return decodeStateDiff(this.bodies && isBodyRef(raw) ? await this.bodies.read(raw) : raw);
   }
@@ -345,17 +336,17 @@ export class ChainStore {
   }
 
   /**
-   * anvil_reset: the operations that delete the state trie and the forward diffs, for the
-   * reset's one batch. `next`: the first block on top of an empty trie afterwards (a fork's
-   * first block after its fork point), stored as keys.stateLayer; none: the next block written
-   * starts the database's state (genesis). Call stateReset(next) once the batch has landed.
+   * anvil_reset: the operations that delete the forward diffs and mark the state trie for
+   * deletion, for the reset's batch (`rewrite` empties the trie's database once it lands:
+   * trieDatabase.ts). `next`: the first block on top of an empty trie afterwards (a fork's first
+   * block after its fork point), stored as keys.stateLayer; none: the next block written starts
+   * the database's state (genesis). Call stateReset(next) once the batch has landed.
    */
   async stateResetOps(next?: bigint): Promise<{ key: Bytes; value?: Bytes }[]> {
     await this.flushed();
     const ops: { key: Bytes; value?: Bytes }[] = [];
-    for (const p of ['A', 'S', 'D', 'L'])
-      for (const key of await this.keysWithPrefix(Uint8Array.of(p.charCodeAt(0)))) ops.push({ key });
-    if (next !== undefined) ops.push({ key: keys.stateLayer, value: u64(next) });
+    for (const key of await this.keysWithPrefix(keys.stateDiff(0n).subarray(0, 1))) ops.push({ key });
+    ops.push({ key: keys.trieReset, value: trieResetValue(next) });
     return ops;
   }
 
@@ -370,8 +361,10 @@ export class ChainStore {
   /** Waits for the queued batches, then closes the database. */
   async close(): Promise<void> {
     await this.writing;
-    await this.view.close();
-    await this.db.close();
+    for (const part of this.trie === this.main ? [this.main] : [this.main, this.trie]) {
+      await part.view.close();
+      await part.db.close();
+    }
     await this.bodies?.close();
   }
 
@@ -386,7 +379,8 @@ export class ChainStore {
   async get(key: Bytes): Promise<Bytes | undefined> {
     const o = this.fromOverlay(key);
     if (o !== MISS) return o;
-    const v = await this.db.get(key, { snapshot: this.view });
+    const part = this.partOf(key);
+    const v = await part.db.get(key, { snapshot: part.view });
     return v && this.bodies && isBodyRef(v) && BODY_PREFIXES.has(key[0]) ? this.bodies.read(v) : v;
   }
 
@@ -401,11 +395,43 @@ export class ChainStore {
     return values;
   }
 
-  /** Reads see what has just landed: a new snapshot, the previous one closed once its reads are done. */
-  private renewView(): void {
-    const old = this.view;
-    this.view = this.db.snapshot();
-    old.close().catch(() => {});
+  /** The database that keeps `key` (trieDatabase.ts). */
+  private partOf(key: Bytes): Part {
+    return isTrieKey(key) ? this.trie : this.main;
+  }
+
+  /**
+   * Reads of `part` (both: none given) see what has just landed: a new snapshot, the previous
+   * one closed once its reads are done.
+   */
+  private renewView(part?: Part): void {
+    for (const p of part ? [part] : this.trie === this.main ? [this.main] : [this.main, this.trie]) {
+      const old = p.view;
+      p.view = p.db.snapshot();
+      old.close().catch(() => {});
+    }
+  }
+
+  /**
+   * `ops` in one batch per database, each atomic, both synced when `sync`: the chain's first.
+   * Only anvil_reset gives trie keys here (all of them, deleted, with the head's): a crash between
+   * the two leaves a trie without a chain head, which the next open clears (trieDatabase.ts).
+   */
+  private async writeSplit(ops: { key: Bytes; value?: Bytes }[], sync: boolean): Promise<void> {
+    const parts = this.trie === this.main ? [this.main] : [this.main, this.trie];
+    for (const part of parts) {
+      const batch = part.db.batch();
+      let n = 0;
+      for (const { key, value } of ops) {
+        if (parts.length > 1 && (part === this.trie) !== isTrieKey(key)) continue;
+        if (n++ % BATCH_SLICE === 0) await nextTurn();
+        if (value) batch.put(key, value);
+        else batch.del(key);
+      }
+      if (n) await batch.write({ sync } as never);
+      else await batch.close();
+      this.renewView(part);
+    }
   }
 
   /**
@@ -422,16 +448,17 @@ export class ChainStore {
   }
 
   async put(key: Bytes, value: Bytes): Promise<void> {
-    await this.db.put(key, value);
-    this.renewView();
+    const part = this.partOf(key);
+    await part.db.put(key, value);
+    this.renewView(part);
   }
 
   /** Puts in one batch (what a fork fetched: keys no block writes, so no overlay is involved). */
   async putMany(entries: [Bytes, Bytes][]): Promise<void> {
-    const batch = this.db.batch();
-    for (const [k, v] of entries) batch.put(k, v);
-    await batch.write();
-    this.renewView();
+    await this.writeSplit(
+      entries.map(([key, value]) => ({ key, value })),
+      false,
+    );
   }
 
   /**
@@ -444,7 +471,7 @@ export class ChainStore {
     const name = latin1(key);
     const mem = this.layers.find(name, hash) ?? this.cleanNodes.find(name, hash);
     if (mem) return mem;
-    const enc = checked(hash, await this.db.get(key, { snapshot: this.view }));
+    const enc = checked(hash, await this.trie.db.get(key, { snapshot: this.trie.view }));
     if (enc) this.cleanNodes.put(name, hash, enc);
     return enc;
   }
@@ -467,7 +494,7 @@ export class ChainStore {
       }
     }
     if (ks.length) {
-      const got = await this.fromDb(ks);
+      const got = await this.fromDb(ks, this.trie);
       for (let j = 0; j < at.length; j++) {
         const hash = hashes[at[j]];
         const enc = checked(hash, got[j]);
@@ -498,11 +525,11 @@ export class ChainStore {
    * (`process.nextTick`): a staging pass's accounts and trie paths, and every walker a result
    * resumes, go in one trip to LevelDB's threads instead of one each (decision 0431).
    */
-  private fromDb(ks: Bytes[]): Promise<(Bytes | undefined)[]> {
-    let g = this.gathered;
+  private fromDb(ks: Bytes[], part = this.main): Promise<(Bytes | undefined)[]> {
+    let g = part.gathered;
     if (!g) {
-      g = this.gathered = { keys: [], waiting: [] };
-      process.nextTick(() => this.readGathered());
+      g = part.gathered = { keys: [], waiting: [] };
+      process.nextTick(() => this.readGathered(part));
     }
     const from = g.keys.length;
     for (const k of ks) g.keys.push(k);
@@ -510,9 +537,9 @@ export class ChainStore {
     return new Promise((resolve, reject) => waiting.push({ from, to: g.keys.length, resolve, reject }));
   }
 
-  private readGathered(): void {
-    const g = this.gathered;
-    this.gathered = undefined;
+  private readGathered(part: Part): void {
+    const g = part.gathered;
+    part.gathered = undefined;
     if (!g) return;
     this.reads++;
     const counts = this.readKeys;
@@ -523,7 +550,7 @@ export class ChainStore {
       else if (kind === ACCOUNT_NODE || kind === STORAGE_NODE) counts.trieNode++;
       else counts.other++;
     }
-    this.db.getMany(g.keys, { snapshot: this.view }).then(
+    part.db.getMany(g.keys, { snapshot: part.view }).then(
       (values) => {
         for (const w of g.waiting) w.resolve(values.slice(w.from, w.to));
       },
@@ -561,7 +588,8 @@ export class ChainStore {
   async scan(prefix: Bytes, limit: number): Promise<[Bytes, Bytes][]> {
     const end = concat(prefix, new Uint8Array(64).fill(0xff));
     const out: [Bytes, Bytes][] = [];
-    for await (const [k, v] of this.db.iterator({ gte: prefix, lt: end, limit })) out.push([k, v]);
+    for await (const [k, v] of this.partOf(prefix).db.iterator({ gte: prefix, lt: end, limit }))
+      out.push([k, v]);
     return out;
   }
 
@@ -570,32 +598,29 @@ export class ChainStore {
     const prefix = keys.storagePrefix(address);
     const end = concat(prefix, new Uint8Array(33).fill(0xff));
     const out: Bytes[] = [];
-    for await (const k of this.db.keys({ gte: prefix, lt: end })) out.push(k);
+    for await (const k of this.main.db.keys({ gte: prefix, lt: end })) out.push(k);
     return out;
   }
 
   /**
-   * One atomic, synced batch of arbitrary operations, after every queued block is on disk: the
-   * dev methods that rewrite history (evm_revert drops blocks and restores the flat state).
+   * One atomic, synced batch of arbitrary operations (per database: writeSplit), after every
+   * queued block is on disk: the dev methods that rewrite history (evm_revert drops blocks and
+   * restores the flat state). A trie reset among them (stateResetOps) is carried out after.
    */
   async rewrite(ops: { key: Bytes; value?: Bytes }[]): Promise<void> {
     await this.flushed();
-    const batch = this.db.batch();
-    for (let i = 0; i < ops.length; i++) {
-      if (i % BATCH_SLICE === 0) await nextTurn();
-      const { key, value } = ops[i];
-      if (value) batch.put(key, value);
-      else batch.del(key);
+    await this.writeSplit(ops, true);
+    if (ops.some((op) => op.key.length === 1 && op.key[0] === keys.trieReset[0])) {
+      await finishTrieReset(this.main.db, this.trie.db);
+      this.renewView();
     }
-    await batch.write({ sync: true } as never);
-    this.renewView();
   }
 
   /** Every key starting with `prefix` (one byte: a kind of entry, see keys.ts). */
   async keysWithPrefix(prefix: Bytes): Promise<Bytes[]> {
     const end = concat(prefix, new Uint8Array(80).fill(0xff));
     const out: Bytes[] = [];
-    for await (const k of this.db.keys({ gte: prefix, lt: end })) out.push(k);
+    for await (const k of this.partOf(prefix).db.keys({ gte: prefix, lt: end })) out.push(k);
     return out;
   }
 
@@ -617,10 +642,13 @@ export class ChainStore {
     if (this.failure) return Promise.reject(this.failure);
     const ops = blockOps(w, this.tombstones);
     // The first block of a new database: the disk layer starts empty, replay starts here.
-    if (this.stateStart === undefined) {
+    const firstLayer = this.stateStart === undefined;
+    if (firstLayer) {
       this.stateStart = w.number;
       if (w.number > 0n) this.layers.startAt(w.number - 1n);
-      ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
+      // With the block in one database; before it, synced, in the trie's own (a block on disk
+      // without `L` would read as the old format).
+      if (this.trie === this.main) ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
     }
     this.written.blocks++;
     this.written.stateDiffBytes += stateDiffBytes(w);
@@ -663,7 +691,9 @@ export class ChainStore {
           }
           this.written.bodyFileBytes += this.bodies.bytesWritten - before;
         }
-        const batch = this.db.batch();
+        if (firstLayer && this.trie !== this.main)
+          await this.trie.db.put(keys.stateLayer, u64(w.number), { sync: true } as never);
+        const batch = this.main.db.batch();
         if (w.journal) {
           const start = Buffer.allocUnsafe(12);
           start.writeUInt32BE(w.journal.segment, 0);
@@ -697,7 +727,7 @@ export class ChainStore {
         throw this.failure;
       }
       // Before the overlay lets go of these keys, reads must find them in LevelDB.
-      this.renewView();
+      this.renewView(this.main);
       // On disk: the overlay may forget what a later block has not overwritten since.
       for (const [k, v] of overlay) if (this.unwritten.get(k) === v) this.unwritten.delete(k);
       for (const a of cleared) {
@@ -726,10 +756,13 @@ export class ChainStore {
   }
 
   /**
-   * Writes the disk layer's buffer when it is due: one unsynced batch of nodes, the new
-   * keys.stateLayer and the deletion of the forward diffs it makes unneeded, queued behind the
-   * blocks (a crash before it lands replays those blocks from their diffs; after it, from the
-   * next). Unsynced: the next block's synced batch syncs LevelDB's log, this batch with it.
+   * Writes the disk layer's buffer when it is due: one batch of nodes and the new
+   * keys.stateLayer in the trie's database, then the deletion of the forward diffs it makes
+   * unneeded in the chain's, queued behind the blocks (a crash before the first lands replays
+   * those blocks from their diffs; after it, from the next; diffs left below `L` are deleted at
+   * the next open). The trie's batch is synced: the next block's synced batch syncs the chain's
+   * log only, and the diffs must not go before the nodes are durable. In one database (memory)
+   * it is one unsynced batch, as before.
    */
   private maybeFlush(force = false): void {
     const f = this.layers.takeFlush(force);
@@ -737,16 +770,19 @@ export class ChainStore {
     const run = this.writing.then(async () => {
       if (this.failure) throw this.failure;
       try {
-        const batch = this.db.batch();
+        const split = this.trie !== this.main;
+        const batch = this.trie.db.batch();
         for (let i = 0; i < f.nodes.length; i++) {
           if (i % BATCH_SLICE === 0) await nextTurn();
           const [k, v] = f.nodes[i];
           batch.put(k, v);
           this.written.trieFlushBytes += k.length + v.length;
         }
-        for (let n = f.from; n < f.next; n++) batch.del(keys.stateDiff(n));
         batch.put(keys.stateLayer, u64(f.next));
-        await batch.write();
+        const diffs = split ? this.main.db.batch() : batch;
+        for (let n = f.from; n < f.next; n++) diffs.del(keys.stateDiff(n));
+        await batch.write({ sync: split } as never);
+        if (split) await diffs.write();
         this.written.flushes++;
       } catch (e) {
         this.failure = new Error(

@@ -57,6 +57,12 @@ export const keys = {
   journalStart: p('J'),
   /** number (u64) -> the block's forward state diff, kept until the disk layer passes it */
   stateDiff: (n: bigint) => concat(p('D'), u64(n)),
+  /**
+   * anvil_reset's trie reset, pending (decision 0540): 0x00 (no state yet) or 0x01 + u64, the
+   * block the trie starts before. Written with the reset's chain batch; the trie's database is
+   * cleared after it lands, and again at an open that finds it (trieDatabase.ts).
+   */
+  trieReset: p('R'),
 };
 
 /** The disk key of a trie node: the account trie's (no owner) or an account's storage trie's. */
