@@ -267,7 +267,7 @@ export class BlockProducer {
 
   /**
    * Runs `rewrite` on the builder's queue with production stopped, every sealed block on disk
-   * and the flashblock journal emptied (what it held must never be replayed); then opens a new
+   * and a reset in the flashblock journal (what it held must never be replayed); then opens a new
    * block on whatever head the chain has and resumes. Consumer: builder/devControls.ts
    * (evm_revert, anvil_reset), which rewinds storage inside `rewrite`. `clock`: `head`, the
    * clock of block timestamps goes back to the new head's (Anvil's evm_revert); `wall`, to the

@@ -187,8 +187,8 @@ export class Sealer {
   }
 
   /**
-   * Before history is rewritten (evm_revert, anvil_reset): every sealed block on disk, then the
-   * journal emptied (synced), so that nothing it held can be replayed after a crash.
+   * Before history is rewritten (evm_revert, anvil_reset): every sealed block on disk, then a
+   * reset record in the journal (on disk), so that nothing before it is replayed after a crash.
    */
   async rewind(): Promise<void> {
     await this.journalOpened.catch(() => {});
