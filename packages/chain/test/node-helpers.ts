@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import {
   type ChainNode,
   type ChainNodeOptions,
@@ -18,6 +19,21 @@ export interface TestNode extends ChainNode {
 
 export function tempDir(prefix = 'wharf-chain-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * The nodes a test file's tests start and the data directories they make: after each test the
+ * nodes are stopped (their data kept: a test may have stopped one itself to restart on it) and
+ * the directories removed.
+ */
+export function cleanUpAfterEach(): { nodes: TestNode[]; dirs: string[] } {
+  const nodes: TestNode[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const n of nodes.splice(0)) await n.stop({ keepData: true }).catch(() => {});
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return { nodes, dirs };
 }
 
 export async function startTestNode(options: Partial<ChainNodeOptions> = {}): Promise<TestNode> {

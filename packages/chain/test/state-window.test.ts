@@ -8,15 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEV_KEYS, rpc, startTestNode, type TestNode, tempDir } from './node-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach, DEV_KEYS, rpc, startTestNode, tempDir } from './node-helpers.js';
 
-const dirs: string[] = [];
-const nodes: TestNode[] = [];
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.stop({ keepData: true }).catch(() => {});
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const { nodes, dirs } = cleanUpAfterEach();
 
 const X = '0x00000000000000000000000000000000000d00d5';
 const STEP = parseEther('0.001');

@@ -6,18 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { rpc, startTestNode, type TestNode, tempDir } from './node-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach, rpc, startTestNode, tempDir } from './node-helpers.js';
 
 const fixture = path.join(import.meta.dirname, 'fixtures-before-0420');
 const answers = JSON.parse(fs.readFileSync(path.join(fixture, 'answers.json'), 'utf8'));
 
-const nodes: TestNode[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.stop({ keepData: true }).catch(() => {});
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const { nodes, dirs } = cleanUpAfterEach();
 
 async function expectOldAnswers(url: string): Promise<void> {
   for (const [n, b] of answers.blocks.entries()) {
