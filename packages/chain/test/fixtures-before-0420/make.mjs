@@ -5,31 +5,10 @@
  *   node make.mjs /path/to/that/checkout/packages/chain/dist/index.js
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { startOldNode } from '../fixtures-make.mjs';
 
-const [, , entry] = process.argv;
-const { startChainNode, defaultChainNodeOptions } = await import(entry);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-fixture-'));
-const node = await startChainNode({
-  ...defaultChainNodeOptions,
-  host: '127.0.0.1',
-  port: 0,
-  blockTime: 0,
-  dataDir,
-});
-const url = node.url ?? `http://127.0.0.1:${node.port}`;
-let id = 1;
-async function rpc(method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
-  });
-  const j = await r.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const { node, dataDir, rpc } = await startOldNode({ blockTime: 0 });
 const [from] = await rpc('eth_accounts');
 const recipients = [
   '0x00000000000000000000000000000000000000a1',

@@ -7,33 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { startOldNode } from '../fixtures-make.mjs';
 
-const [, , entry] = process.argv;
-const { startChainNode, defaultChainNodeOptions } = await import(entry);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-fixture-'));
-const node = await startChainNode({
-  ...defaultChainNodeOptions,
-  host: '127.0.0.1',
-  port: 0,
+const { dataDir, rpc } = await startOldNode({
   // Long blocks: the last transfers are pre-confirmed, not sealed, when the process dies.
   blockTime: 6,
   flashblockInterval: 200,
-  dataDir,
 });
-const url = node.url ?? `http://127.0.0.1:${node.port}`;
-let id = 1;
-async function rpc(method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
-  });
-  const j = await r.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const [from] = await rpc('eth_accounts');
 // 200 transfers to fresh addresses: one block of ~22 KB of transactions (its body past 16 KiB

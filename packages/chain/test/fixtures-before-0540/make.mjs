@@ -6,32 +6,10 @@
  *   node make.mjs /path/to/that/checkout/packages/chain/dist/index.js
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { startOldNode } from '../fixtures-make.mjs';
 
-const [, , entry] = process.argv;
-const { startChainNode, defaultChainNodeOptions } = await import(entry);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-fixture-'));
-const node = await startChainNode({
-  ...defaultChainNodeOptions,
-  host: '127.0.0.1',
-  port: 0,
-  blockTime: 0,
-  stateWindow: 2,
-  dataDir,
-});
-const url = node.url ?? `http://127.0.0.1:${node.port}`;
-let id = 1;
-async function rpc(method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
-  });
-  const j = await r.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const { node, dataDir, rpc } = await startOldNode({ blockTime: 0, stateWindow: 2 });
 const [from] = await rpc('eth_accounts');
 // A contract whose runtime stores calldata[0..32] at slot calldata[32..64] (storage-trie nodes).
 // runtime: 60003560203555 00 = PUSH1 0 CALLDATALOAD PUSH1 32 CALLDATALOAD SSTORE STOP
