@@ -505,9 +505,14 @@ async function main() {
     `submit-to-pending over 250 ms, per ${SLOW_SPAN} s of the measured window: ${slowBySpan.join(', ')}`,
   );
   /** A histogram of the node's /metrics as "<=le: n" pairs (cumulative). */
+  // prom-client writes `le` first and the histogram's own labels after it (`{le="0.1",kind="major"}`):
+  // a bucket line is matched by its name and `label` wherever it stands.
   const histogram = (name, label = '') => {
-    const re = new RegExp(`^${name}_bucket\\{${label}le="([^"]+)"\\} (\\d+)$`, 'gm');
-    return [...metrics.matchAll(re)].map(([, le, n]) => `<=${le}: ${n}`).join(', ');
+    const re = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\d+)$`, 'gm');
+    return [...metrics.matchAll(re)]
+      .filter(([, labels]) => !label || labels.split(',').includes(label))
+      .map(([, labels, n]) => `<=${/le="([^"]+)"/.exec(labels)[1]}: ${n}`)
+      .join(', ');
   };
   lines.push(`node flashblock build time (s, cumulative): ${histogram('wharf_flashblock_build_seconds')}`);
   // The node's own clock: separates a late publication from a late arrival at this client.
@@ -528,7 +533,10 @@ async function main() {
     `node event-loop delay since start: p99 ${f(proc.loopP99Ms)} ms, max ${f(proc.loopMaxMs)} ms (10 ms resolution)`,
   );
   lines.push(
-    `node major GC pauses (s, cumulative): ${histogram('nodejs_gc_duration_seconds', 'kind="major",')}`,
+    `node major GC pauses (s, cumulative): ${histogram('nodejs_gc_duration_seconds', 'kind="major"')}`,
+  );
+  lines.push(
+    `node minor GC pauses (s, cumulative): ${histogram('nodejs_gc_duration_seconds', 'kind="minor"')}`,
   );
   // A flashblock is shown only once its journal write is on disk: a disk that stalls (iowait)
   // delays it, and a host that takes the CPU away (steal) delays everything.
