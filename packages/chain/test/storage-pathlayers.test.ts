@@ -66,9 +66,13 @@ describe('PathLayers', () => {
     expect(flush.from).toBe(1n);
     expect(flush.next).toBe(7n);
     // 6 paths [b, 1] and path [0] once, with its newest node.
-    expect(flush.nodes).toHaveLength(7);
-    const root = flush.nodes.filter(([k]) => latin1(k) === keyOf([0]));
+    const nodes = [...flush.entries()];
+    expect(nodes).toHaveLength(7);
+    expect(flush.count).toBe(7);
+    const root = nodes.filter(([name]) => name === keyOf([0]));
     expect(root.map(([, enc]) => enc)).toEqual([bytes(106)]);
+    // Walked again (the clean cache takes the nodes once the batch has landed): the same nodes.
+    expect([...flush.entries()]).toEqual(nodes);
     // Readable while the flush is on its way, gone from memory once it has landed.
     expect(find(layers, [2, 1], bytes(2))).toEqual(bytes(2));
     layers.flushed();

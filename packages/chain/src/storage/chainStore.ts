@@ -32,7 +32,7 @@ import { BodyFiles, isBodyRef, shellRef } from './bodyFiles.js';
 import { shellOf } from './journalBody.js';
 import { blockTxsOf, type JournalPosition, type JournalRange } from './journalRecords.js';
 import { CleanNodes } from './cleanNodes.js';
-import { type Flush, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
+import { type Flush, fromLatin1, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
 import type { PathNode } from './pathNodes.js';
 
@@ -747,10 +747,10 @@ export class ChainStore {
    * in one or the other all along.
    */
   private async keepFlushed(f: Flush): Promise<void> {
-    for (let i = 0; i < f.names.length; i++) {
-      if (i % BATCH_SLICE === 0 && i) await nextTurn();
-      const [name, hash] = f.names[i];
-      this.cleanNodes.put(name, hash, f.nodes[i][1]);
+    let i = 0;
+    for (const [name, enc, hash] of f.entries()) {
+      if (i++ % BATCH_SLICE === 0 && i > 1) await nextTurn();
+      this.cleanNodes.put(name, hash, enc);
     }
     this.layers.flushed();
   }
@@ -772,11 +772,11 @@ export class ChainStore {
       try {
         const split = this.trie !== this.main;
         const batch = this.trie.db.batch();
-        for (let i = 0; i < f.nodes.length; i++) {
-          if (i % BATCH_SLICE === 0) await nextTurn();
-          const [k, v] = f.nodes[i];
-          batch.put(k, v);
-          this.written.trieFlushBytes += k.length + v.length;
+        let i = 0;
+        for (const [name, enc] of f.entries()) {
+          if (i++ % BATCH_SLICE === 0) await nextTurn();
+          batch.put(fromLatin1(name), enc);
+          this.written.trieFlushBytes += name.length + enc.length;
         }
         batch.put(keys.stateLayer, u64(f.next));
         const diffs = split ? this.main.db.batch() : batch;
