@@ -47,6 +47,8 @@ export function svgChart({ title, subtitle = '', xLabel, panels }) {
   const height = TOP + panels.length * PANEL_HEIGHT + (panels.length - 1) * GAP + BOTTOM;
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    // The title element names the chart for screen readers and viewers (and biome's a11y check).
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
     `<text x="${LEFT}" y="22" font-size="16" font-weight="bold">${escapeXml(title)}</text>`,
     `<text x="${LEFT}" y="40" fill="#555">${escapeXml(subtitle)}</text>`,
