@@ -56,7 +56,6 @@ import { testingMethods } from './rpc/testing.js';
 import { namedTraceMethods } from './rpc/tracers.js';
 import { txpoolMethods } from './rpc/txpool.js';
 import { web3Methods } from './rpc/web3.js';
-import { warmUp } from './warmUp.js';
 import { formatAnvilState, parseAnvilState, StateFileError } from './state/anvilStateFile.js';
 import {
   attachJournal,
@@ -475,15 +474,6 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     },
     rpc,
   );
-  // The transfer path runs on a scratch chain before the node listens, so that V8 has compiled
-  // it before the first burst (warmUp.ts, decision 0550). A failure costs only the warm-up.
-  if (options.warmUp && !options.follow) {
-    try {
-      log?.debug(await warmUp({ recovery, limits: options.limits }), 'warmed up the transfer path');
-    } catch (e) {
-      log?.debug({ err: e }, 'the warm-up of the transfer path failed; starting without it');
-    }
-  }
   const processMetrics = startProcessMetrics(producer.metrics.registry);
   let server: Awaited<ReturnType<typeof startRpcServer>>;
   try {

@@ -85,13 +85,6 @@ export interface ChainNodeOptions {
    * 0: none): what the disk layer's flushes wrote and what was read from LevelDB (decision 0471).
    */
   stateCacheMemoryBytes?: number;
-  /**
-   * Before listening, run the transfer path (decode, pool, execution, tries, seal) ~1,000 times
-   * on a scratch chain in memory, so that V8 has compiled it before the first burst of
-   * transactions (decision 0550): ~0.2-0.4 s more start. Default false (an embedder's tests start
-   * many nodes); the CLI turns it on (`--no-warm-up` to turn it off).
-   */
-  warmUp?: boolean;
   /** Per-request and per-connection limits of the JSON-RPC server (docs/security.md). */
   limits: RpcLimits;
   logger?: Logger;

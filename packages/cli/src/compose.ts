@@ -44,8 +44,6 @@ export interface ChainFlags extends RpcLimitFlags {
   followBuffer?: number;
   followMaxMessage?: number;
   ephemeral?: boolean;
-  /** false with --no-warm-up: no scratch run of the transfer path at start (decision 0550). */
-  warmUp?: boolean;
   /** false with --no-dev-methods. */
   devMethods?: boolean;
   loadState?: string;
@@ -131,7 +129,6 @@ export async function startChain(
     genesisPath: flags.genesis,
     ephemeral: flags.ephemeral,
     devMethods: flags.devMethods,
-    warmUp: flags.warmUp !== false,
     loadState: flags.loadState ?? (flags.state && fs.existsSync(flags.state) ? flags.state : undefined),
     dumpState: flags.dumpState ?? flags.state,
     limits: rpcLimitsOf(flags),

@@ -139,12 +139,6 @@ export function addChainOptions(cmd: Command, portFlag: '--port' | '--chain-port
       ).env('WHARF_NO_DEV_METHODS'),
     )
     .addOption(
-      new Option(
-        '--no-warm-up',
-        'start without first running ~1,000 transfers on a scratch chain in memory (they make the first burst of transactions as fast as later ones; ~0.3 s of start)',
-      ).env('WHARF_NO_WARM_UP'),
-    )
-    .addOption(
       new Option('--ephemeral', 'keep the chain in memory only, as Anvil does (nothing in --data-dir)').env(
         'WHARF_EPHEMERAL',
       ),
