@@ -749,7 +749,7 @@ export class ChainStore {
   private async keepFlushed(f: Flush): Promise<void> {
     let i = 0;
     for (const [name, enc, hash] of f.entries()) {
-      if (i++ % BATCH_SLICE === 0 && i > 1) await nextTurn();
+      if (i++ % BATCH_SLICE === 0) await nextTurn();
       this.cleanNodes.put(name, hash, enc);
     }
     this.layers.flushed();

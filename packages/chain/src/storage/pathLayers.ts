@@ -149,8 +149,6 @@ export interface Flush {
    * and making a key and an entry for each at once held the event loop for up to ~450 ms.
    */
   entries(): Iterable<[name: string, enc: Uint8Array, hash: Uint8Array]>;
-  /** How many nodes `entries()` yields. */
-  count: number;
   /** Value of keys.stateLayer once written: blocks from here on are replayed from keys.stateDiff. */
   next: bigint;
   /** The blocks merged into this flush (their forward diffs can go). */
@@ -276,12 +274,11 @@ export class PathLayers {
     const taken = this.buffer;
     const flush: Flush = {
       entries: () => taken.entries(),
-      count: taken.refs.size,
       next: this.merged + 1n,
       from: this.bufferFrom ?? this.merged,
       bytes: taken.bytes,
     };
-    this.writing = this.buffer;
+    this.writing = taken;
     this.buffer = new MergedNodes();
     this.bufferFrom = undefined;
     return flush;
