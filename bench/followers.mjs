@@ -84,7 +84,8 @@ async function main() {
     },
   });
   const root = path.resolve(import.meta.dirname, '..');
-  const bin = path.join(root, 'packages/cli/dist/bin.js');
+  // The committed bin, as a user runs it (it sets the malloc arenas: docs/decisions/0560).
+  const bin = path.join(root, 'packages/cli/bin/wharf');
   const senders = Number(o.senders);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-bench-followers-'));
   const children = [];
@@ -98,7 +99,7 @@ async function main() {
   );
 
   const start = async (args, ready) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const child = spawn(bin, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, WHARF_LOG_LEVEL: 'warn' },
     });

@@ -244,8 +244,8 @@ describe.skipIf(skip)('a fresh clone', () => {
 
       const dataDir = path.join(tmp, 'node22');
       const up = await startUntil(
-        node22!,
-        ['packages/cli/bin/wharf.js', 'up', '--port', '0', '--chain-port', '0', '--data-dir', dataDir],
+        path.join(clone, 'packages/cli/bin/wharf'),
+        ['up', '--port', '0', '--chain-port', '0', '--data-dir', dataDir],
         clone,
         env,
         /Press Ctrl-C to stop/,
@@ -261,9 +261,8 @@ describe.skipIf(skip)('a fresh clone', () => {
       });
       expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
       const created = run(
-        node22!,
+        path.join(clone, 'packages/cli/bin/wharf'),
         [
-          'packages/cli/bin/wharf.js',
           'project',
           'create',
           '--name',

@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const bin = path.resolve(import.meta.dirname, '../dist/bin.js');
+/** The committed bin npm links as `wharf` (a shell script that execs node on `bin`). */
+export const shim = path.resolve(import.meta.dirname, '../bin/wharf');
 
 export function wharf(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [bin, ...args], {
@@ -27,14 +29,19 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Spawns a long-running command and resolves once its stdout matches `ready`. */
+/**
+ * Spawns a long-running command and resolves once its stdout matches `ready`. `viaShim`: through
+ * the committed bin (as `npx wharf` runs it) instead of node on dist/bin.js.
+ */
 export async function startWharf(
   args: string[],
   ready: RegExp,
   timeoutMs = 20_000,
   env: NodeJS.ProcessEnv = {},
+  viaShim = false,
 ): Promise<Running> {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const [cmd, first] = viaShim ? [shim, []] : [process.execPath, [bin]];
+  const child = spawn(cmd, [...first, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

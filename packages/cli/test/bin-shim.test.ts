@@ -1,0 +1,73 @@
+/**
+ * The committed bin (`bin/wharf`, what `npx wharf` and `npm start` run): a shell script that sets
+ * glibc's MALLOC_ARENA_MAX and execs node on dist/bin.js (docs/decisions/0560).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Running, shim, startWharf, tempDir } from './run-cli.js';
+
+const linux = process.platform === 'linux';
+let running: Running | undefined;
+
+afterEach(async () => {
+  if (running && running.child.exitCode === null) {
+    running.child.kill('SIGTERM');
+    await running.exited;
+  }
+  running = undefined;
+});
+
+/** The environment of a live process, by /proc (Linux). */
+function environOf(pid: number): Map<string, string> {
+  const pairs = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+}
+
+async function startChain(env: NodeJS.ProcessEnv): Promise<Running> {
+  running = await startWharf(
+    ['chain', 'start', '--port', '0', '--data-dir', tempDir()],
+    /Chain RPC\s+http:\/\/\S+/,
+    20_000,
+    env,
+    true,
+  );
+  return running;
+}
+
+describe('bin/wharf', () => {
+  it('runs the CLI through a symlink, as npm links it in node_modules/.bin', () => {
+    const dir = tempDir();
+    fs.symlinkSync(shim, path.join(dir, 'wharf'));
+    const r = spawnSync(path.join(dir, 'wharf'), ['--version'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('says to build when dist/ is missing, and exits 1', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'bin'));
+    fs.copyFileSync(shim, path.join(dir, 'bin', 'wharf'));
+    const r = spawnSync('sh', [path.join(dir, 'bin', 'wharf'), '--version'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/the CLI is not built yet .*run `npm run build`/);
+  });
+
+  it.runIf(linux)('is the node process itself, started with 2 malloc arenas', async () => {
+    const { child } = await startChain({ MALLOC_ARENA_MAX: undefined });
+    const pid = child.pid!;
+    // exec: the pid a supervisor (or kill -9) holds is node's, not a shell's.
+    expect(fs.readlinkSync(`/proc/${pid}/exe`)).toMatch(/node/);
+    expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('dist/bin.js');
+    expect(environOf(pid).get('MALLOC_ARENA_MAX')).toBe('2');
+    child.kill('SIGTERM');
+    expect(await running!.exited).toBe(0);
+  });
+
+  it.runIf(linux)('leaves a MALLOC_ARENA_MAX already in the environment alone', async () => {
+    const { child } = await startChain({ MALLOC_ARENA_MAX: '4' });
+    expect(environOf(child.pid!).get('MALLOC_ARENA_MAX')).toBe('4');
+  });
+});
