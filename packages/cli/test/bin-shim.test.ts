@@ -37,9 +37,9 @@ async function startChain(env: NodeJS.ProcessEnv): Promise<Running> {
 }
 
 describe('bin/wharf', () => {
-  it('runs the CLI through a symlink, as npm links it in node_modules/.bin', () => {
+  it('runs the CLI through a relative symlink, as npm links it in node_modules/.bin', () => {
     const dir = tempDir();
-    fs.symlinkSync(shim, path.join(dir, 'wharf'));
+    fs.symlinkSync(path.relative(dir, shim), path.join(dir, 'wharf'));
     const r = spawnSync(path.join(dir, 'wharf'), ['--version'], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
