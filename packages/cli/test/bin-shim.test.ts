@@ -6,16 +6,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Running, shim, startWharf, tempDir } from './run-cli.js';
+import { type Running, shim, startWharf, stopWharf, tempDir } from './run-cli.js';
 
 const linux = process.platform === 'linux';
 let running: Running | undefined;
 
 afterEach(async () => {
-  if (running && running.child.exitCode === null) {
-    running.child.kill('SIGTERM');
-    await running.exited;
-  }
+  await stopWharf(running, 'SIGTERM');
   running = undefined;
 });
 

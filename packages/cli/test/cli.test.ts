@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Running, startWharf, tempDir, wharf } from './run-cli.js';
+import { type Running, startWharf, stopWharf, tempDir, wharf } from './run-cli.js';
 
 describe('wharf command line', () => {
   it('prints help listing every command', () => {
@@ -89,10 +89,7 @@ describe('wharf command line', () => {
 describe('wharf up', () => {
   let running: Running | undefined;
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await stopWharf(running);
     running = undefined;
   });
 
@@ -166,10 +163,7 @@ describe('wharf up', () => {
 describe("the block being built: Base's shape by default, --pending-nulls for the null one", () => {
   let running: Running | undefined;
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await stopWharf(running);
     running = undefined;
   });
 

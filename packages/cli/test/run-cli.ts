@@ -73,3 +73,14 @@ export async function startWharf(
   });
   return { child, stdout: () => out, stderr: () => err, exited };
 }
+
+/** Stops a command `startWharf` started, if it is still running (a test's afterEach). */
+export async function stopWharf(
+  running: Running | undefined,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
+  if (running && running.child.exitCode === null) {
+    running.child.kill(signal);
+    await running.exited;
+  }
+}

@@ -1,13 +1,10 @@
 /** What a person reads when `wharf up` starts: a title, one line per step, the banner; and the log flags. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Running, startWharf, tempDir, wharf } from './run-cli.js';
+import { type Running, startWharf, stopWharf, tempDir, wharf } from './run-cli.js';
 
 let running: Running | undefined;
 afterEach(async () => {
-  if (running && running.child.exitCode === null) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
+  await stopWharf(running);
   running = undefined;
 });
 
