@@ -122,10 +122,15 @@ export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os
       ...extra,
     ],
     `http://127.0.0.1:${port}`,
-    // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the malloc arenas
-    // the committed bin/wharf gives a user's node (docs/decisions/0560).
+    // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the malloc settings
+    // the committed bin/wharf gives a user's node (docs/decisions/0560, 0570).
     {
-      env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', WHARF_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+        MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+        WHARF_LOG_LEVEL: 'warn',
+      },
     },
     [dataDir],
   );

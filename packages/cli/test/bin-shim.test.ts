@@ -1,6 +1,7 @@
 /**
  * The committed bin (`bin/wharf`, what `npx wharf` and `npm start` run): a shell script that sets
- * glibc's MALLOC_ARENA_MAX and execs node on dist/bin.js (docs/decisions/0560).
+ * glibc's MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ and execs node on dist/bin.js
+ * (docs/decisions/0560, 0570).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,19 +53,24 @@ describe('bin/wharf', () => {
     expect(r.stderr).toMatch(/the CLI is not built yet .*run `npm run build`/);
   });
 
-  it.runIf(linux)('is the node process itself, started with 2 malloc arenas', async () => {
-    const { child } = await startChain({ MALLOC_ARENA_MAX: undefined });
-    const pid = child.pid!;
-    // exec: the pid a supervisor (or kill -9) holds is node's, not a shell's.
-    expect(fs.readlinkSync(`/proc/${pid}/exe`)).toMatch(/node/);
-    expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('dist/bin.js');
-    expect(environOf(pid).get('MALLOC_ARENA_MAX')).toBe('2');
-    child.kill('SIGTERM');
-    expect(await running!.exited).toBe(0);
-  });
+  it.runIf(linux)(
+    'is the node process itself, started with 2 malloc arenas and a fixed mmap threshold',
+    async () => {
+      const { child } = await startChain({ MALLOC_ARENA_MAX: undefined, MALLOC_MMAP_THRESHOLD_: undefined });
+      const pid = child.pid!;
+      // exec: the pid a supervisor (or kill -9) holds is node's, not a shell's.
+      expect(fs.readlinkSync(`/proc/${pid}/exe`)).toMatch(/node/);
+      expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('dist/bin.js');
+      expect(environOf(pid).get('MALLOC_ARENA_MAX')).toBe('2');
+      expect(environOf(pid).get('MALLOC_MMAP_THRESHOLD_')).toBe('131072');
+      child.kill('SIGTERM');
+      expect(await running!.exited).toBe(0);
+    },
+  );
 
-  it.runIf(linux)('leaves a MALLOC_ARENA_MAX already in the environment alone', async () => {
-    const { child } = await startChain({ MALLOC_ARENA_MAX: '4' });
+  it.runIf(linux)('leaves malloc settings already in the environment alone', async () => {
+    const { child } = await startChain({ MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '65536' });
     expect(environOf(child.pid!).get('MALLOC_ARENA_MAX')).toBe('4');
+    expect(environOf(child.pid!).get('MALLOC_MMAP_THRESHOLD_')).toBe('65536');
   });
 });
