@@ -94,6 +94,17 @@ function launch(name, cmd, args, url, opts = {}, scratch = []) {
 }
 
 /**
+ * The malloc variables bin/wharf sets before it execs node (its `NAME=${NAME:-value}` lines;
+ * docs/decisions/0560, 0570), read from the script so that the bench's node, started on
+ * dist/bin.js, runs as a user's does. A value in `env` wins, as it does in the script.
+ */
+export function binMallocSettings(env = process.env) {
+  const script = fs.readFileSync(path.join(root, 'packages/cli/bin/wharf'), 'utf8');
+  const lines = script.matchAll(/^(MALLOC_\w+)=\$\{\1:-([^}]+)\}$/gm);
+  return Object.fromEntries([...lines].map(([, name, value]) => [name, env[name] ?? value]));
+}
+
+/**
  * blockTime in seconds; 0 = automine. `dataDir`: the folder to make the node's data dir in
  * (default the OS temp folder; /dev/shm takes the disk out of a measurement).
  */
@@ -123,15 +134,8 @@ export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os
     ],
     `http://127.0.0.1:${port}`,
     // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the malloc settings
-    // the committed bin/wharf gives a user's node (docs/decisions/0560, 0570).
-    {
-      env: {
-        ...process.env,
-        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-        MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
-        WHARF_LOG_LEVEL: 'warn',
-      },
-    },
+    // the committed bin/wharf gives a user's node.
+    { env: { ...process.env, ...binMallocSettings(), WHARF_LOG_LEVEL: 'warn' } },
     [dataDir],
   );
 }
