@@ -121,24 +121,6 @@ interface Part {
   db: Db;
   view: ReadView;
   gathered?: Gathered;
-  /** What its reads ask of LevelDB (the snapshot, and whether the block cache keeps the block read). */
-  readOptions(): { snapshot: ReadView; fillCache: boolean };
-}
-
-/**
- * A database's part. The trie's own database reads without filling LevelDB's block cache
- * (decision 0580): the clean cache (cleanNodes.ts) keeps each node read, by path, and LevelDB's
- * copy would be the whole 4 KiB block decompressed for one ~300-byte node, allocated and evicted
- * on LevelDB's threads, whose churn measured as malloc's arenas growing while the live bytes
- * stayed flat.
- */
-function part(db: Db, fillCache: boolean): Part {
-  const p: Part = {
-    db,
-    view: db.snapshot(),
-    readOptions: () => ({ snapshot: p.view, fillCache }),
-  };
-  return p;
 }
 
 /** Keys of a block's batch that are not state: block, receipts, senders, indexes, head. */
@@ -222,8 +204,8 @@ export class ChainStore {
     private readonly bodies?: BodyFiles,
     trieDb?: Db,
   ) {
-    this.main = part(db, true);
-    this.trie = trieDb ? part(trieDb, false) : this.main;
+    this.main = { db, view: db.snapshot() };
+    this.trie = trieDb ? { db: trieDb, view: trieDb.snapshot() } : this.main;
     this.layers = new PathLayers(limits);
     this.cleanNodes = new CleanNodes(limits.cleanBytes ?? 0);
   }
@@ -398,7 +380,7 @@ export class ChainStore {
     const o = this.fromOverlay(key);
     if (o !== MISS) return o;
     const part = this.partOf(key);
-    const v = await part.db.get(key, part.readOptions());
+    const v = await part.db.get(key, { snapshot: part.view });
     return v && this.bodies && isBodyRef(v) && BODY_PREFIXES.has(key[0]) ? this.bodies.read(v) : v;
   }
 
@@ -489,7 +471,7 @@ export class ChainStore {
     const name = latin1(key);
     const mem = this.layers.find(name, hash) ?? this.cleanNodes.find(name, hash);
     if (mem) return mem;
-    const enc = checked(hash, await this.trie.db.get(key, this.trie.readOptions()));
+    const enc = checked(hash, await this.trie.db.get(key, { snapshot: this.trie.view }));
     if (enc) this.cleanNodes.put(name, hash, enc);
     return enc;
   }
@@ -568,7 +550,7 @@ export class ChainStore {
       else if (kind === ACCOUNT_NODE || kind === STORAGE_NODE) counts.trieNode++;
       else counts.other++;
     }
-    part.db.getMany(g.keys, part.readOptions()).then(
+    part.db.getMany(g.keys, { snapshot: part.view }).then(
       (values) => {
         for (const w of g.waiting) w.resolve(values.slice(w.from, w.to));
       },
