@@ -2,7 +2,7 @@
  * V8's heap sizing for the wharf process. Under load the chain node allocates ~150 MB/s while
  * its live heap stays at 60-110 MB (heap snapshots, 1,000 transfers/s). V8's default lets the old
  * generation grow up to 4x the live size before a full GC; 3x (0008) still left the committed heap
- * at 250-300 MB, half the node's RSS. 1.5x holds it at 175-190 MB: RSS 130-170 MB lower at every
+ * at 250-300 MB, about 45% of the node's RSS. 1.5x holds it at 175-190 MB: RSS 130-170 MB lower at every
  * minute of 20 at 1,000 transfers/s, with pre-confirmations as on time (p99 214.6 ms, 0 late,
  * deviation p99 12.9 ms) and ~13% more CPU for 3-4x the full GCs, which are incremental and
  * concurrent today; in 2026-11-27's build 2x made pre-confirmations late
