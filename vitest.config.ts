@@ -12,6 +12,8 @@ export default defineConfig({
       'scripts/**/*.test.ts',
       'bench/test/**/*.test.ts',
     ],
+    // A temporary directory per run, removed at its end (scripts/test-tmpdir.ts).
+    globalSetup: ['scripts/test-tmpdir.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
