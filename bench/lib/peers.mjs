@@ -4,7 +4,7 @@
  * Hardhat 2 from its npm package with a throwaway config. Both peers are optional dependencies
  * of the bench (Anvil's binary is Linux x64 only): a peer that is not installed is left out.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -93,15 +93,22 @@ function launch(name, cmd, args, url, opts = {}, scratch = []) {
   };
 }
 
+/** The variables packages/cli/bin/malloc.sh may set. */
+const MALLOC_VARS = ['LD_PRELOAD', 'MALLOC_CONF', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'];
+
 /**
- * The malloc variables bin/wharf sets before it execs node (its `NAME=${NAME:-value}` lines;
- * docs/decisions/0560, 0570), read from the script so that the bench's node, started on
- * dist/bin.js, runs as a user's does. A value in `env` wins, as it does in the script.
+ * The allocator settings bin/wharf gives node before it execs it (packages/cli/bin/malloc.sh:
+ * jemalloc when the system has it, glibc's settings; docs/decisions/0560, 0570, 0600), got by
+ * sourcing that script in `env`, so that the bench's node, started on dist/bin.js, runs as a
+ * user's does. A value in `env` wins, as it does in the script.
  */
 export function binMallocSettings(env = process.env) {
-  const script = fs.readFileSync(path.join(root, 'packages/cli/bin/wharf'), 'utf8');
-  const lines = script.matchAll(/^(MALLOC_\w+)=\$\{\1:-([^}]+)\}$/gm);
-  return Object.fromEntries([...lines].map(([, name, value]) => [name, env[name] ?? value]));
+  const script = path.join(root, 'packages/cli/bin/malloc.sh');
+  const print = MALLOC_VARS.map((name) => `printf '%s\\n' "\${${name}-}"`).join('; ');
+  const r = spawnSync('sh', ['-c', `. "$0" && ${print}`, script], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sourcing ${script} failed: ${r.stderr}`);
+  const values = r.stdout.split('\n');
+  return Object.fromEntries(MALLOC_VARS.map((name, i) => [name, values[i]]).filter(([, v]) => v));
 }
 
 /**
@@ -133,8 +140,8 @@ export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os
       ...extra,
     ],
     `http://127.0.0.1:${port}`,
-    // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the malloc settings
-    // the committed bin/wharf gives a user's node.
+    // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the allocator
+    // settings the committed bin/wharf gives a user's node.
     { env: { ...process.env, ...binMallocSettings(), WHARF_LOG_LEVEL: 'warn' } },
     [dataDir],
   );

@@ -1,7 +1,8 @@
 /**
- * The committed bin (`bin/wharf`, what `npx wharf` and `npm start` run): a shell script that sets
- * glibc's MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ and execs node on dist/bin.js
- * (docs/decisions/0560, 0570).
+ * The committed bin (`bin/wharf`, what `npx wharf` and `npm start` run): a shell script that
+ * preloads the system's jemalloc where there is one, sets glibc's MALLOC_ARENA_MAX and
+ * MALLOC_MMAP_THRESHOLD_, and execs node on dist/bin.js (bin/malloc.sh; docs/decisions/0560,
+ * 0570, 0600).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,5 +73,40 @@ describe('bin/wharf', () => {
     const { child } = await startChain({ MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '65536' });
     expect(environOf(child.pid!).get('MALLOC_ARENA_MAX')).toBe('4');
     expect(environOf(child.pid!).get('MALLOC_MMAP_THRESHOLD_')).toBe('65536');
+  });
+
+  it.runIf(linux)("runs on the system's jemalloc where there is one, and on glibc's when told", async () => {
+    const { child } = await startChain({
+      LD_PRELOAD: undefined,
+      MALLOC_CONF: undefined,
+      WHARF_MALLOC: undefined,
+    });
+    const maps = fs.readFileSync(`/proc/${child.pid!}/maps`, 'utf8');
+    const preload = environOf(child.pid!).get('LD_PRELOAD');
+    // Where bin/malloc.sh looks, in its order.
+    const triplet = `${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`;
+    const jemalloc = [
+      `/usr/lib/${triplet}/libjemalloc.so.2`,
+      '/usr/lib64/libjemalloc.so.2',
+      '/usr/lib/libjemalloc.so.2',
+      '/usr/local/lib/libjemalloc.so.2',
+    ].find((f) => fs.existsSync(f));
+    expect(preload).toBe(jemalloc);
+    if (jemalloc) {
+      expect(maps).toContain(jemalloc);
+      expect(environOf(child.pid!).get('MALLOC_CONF')).toBe(
+        'background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0',
+      );
+    } else {
+      expect(maps).not.toMatch(/libjemalloc/);
+    }
+    await stopWharf(running, 'SIGTERM');
+    const system = await startChain({
+      LD_PRELOAD: undefined,
+      MALLOC_CONF: undefined,
+      WHARF_MALLOC: 'system',
+    });
+    expect(fs.readFileSync(`/proc/${system.child.pid!}/maps`, 'utf8')).not.toMatch(/libjemalloc/);
+    expect(environOf(system.child.pid!).get('MALLOC_ARENA_MAX')).toBe('2');
   });
 });
