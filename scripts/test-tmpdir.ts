@@ -12,6 +12,9 @@ import path from 'node:path';
 
 export default function setup(): () => void {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-tests-'));
+  // Others may pass through (not list): a test run as root starts PostgreSQL as `postgres` in a
+  // directory of its own under here (throwawayServices.ts). What is inside stays 0700.
+  fs.chmodSync(root, 0o711);
   const before = process.env.TMPDIR;
   process.env.TMPDIR = root;
   return () => {
