@@ -17,6 +17,12 @@ describe('binMallocSettings', () => {
     });
   });
 
+  it('fails, naming the value, when the allocator asked for is unknown', () => {
+    expect(() => binMallocSettings({ PATH, WHARF_MALLOC: 'tcmalloc' })).toThrow(
+      /WHARF_MALLOC must be jemalloc or system, not 'tcmalloc'/,
+    );
+  });
+
   it('lets a value in the environment win, as the script does', () => {
     expect(binMallocSettings({ PATH, WHARF_MALLOC: 'system', MALLOC_ARENA_MAX: '16' })).toEqual({
       MALLOC_ARENA_MAX: '16',

@@ -12,6 +12,15 @@
 # fixed mmap threshold, so that multi-MB buffers are mapped on their own and do not pin the
 # brk heap's top (0570). Both are read only when a process starts, hence a script before node.
 
+case ${WHARF_MALLOC:-jemalloc} in
+  jemalloc | system) ;;
+  *)
+    # A typo (WHARF_MALLOC=jemaloc) would otherwise quietly run on glibc's.
+    echo "wharf: WHARF_MALLOC must be jemalloc or system, not '$WHARF_MALLOC'" >&2
+    exit 2
+    ;;
+esac
+
 if [ "${WHARF_MALLOC:-jemalloc}" = jemalloc ] && [ "$(uname -s)" = Linux ]; then
   case ${LD_PRELOAD:-} in
     *jemalloc*) ;;

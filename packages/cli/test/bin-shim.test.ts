@@ -54,6 +54,16 @@ describe('bin/wharf', () => {
     expect(r.stderr).toMatch(/the CLI is not built yet .*run `npm run build`/);
   });
 
+  it('refuses an allocator it does not know, naming it, before node starts', () => {
+    const r = spawnSync(shim, ['--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, WHARF_MALLOC: 'jemaloc' },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("WHARF_MALLOC must be jemalloc or system, not 'jemaloc'");
+  });
+
   it.runIf(linux)(
     'is the node process itself, started with 2 malloc arenas and a fixed mmap threshold',
     async () => {
