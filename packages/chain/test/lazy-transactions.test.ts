@@ -8,11 +8,12 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { type Hex, parseTransaction, recoverTransactionAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionsOf } from '../src/builder/lazyTransactions.js';
+import { hashesOf, transactionsOf } from '../src/builder/lazyTransactions.js';
 import { rpc, startTestNode, type TestNode, waitFor } from './node-helpers.js';
 
 describe('a block transactions array read through its items', () => {
-  const made = () => createFeeMarket1559Tx({ nonce: 1n, gasLimit: 21_000n, maxFeePerGas: 7n });
+  const key = new Uint8Array(32).fill(7);
+  const made = () => createFeeMarket1559Tx({ nonce: 1n, gasLimit: 21_000n, maxFeePerGas: 7n }).sign(key);
   const items = () => {
     let built = 0;
     const list = [0, 1, 2].map(() => {
@@ -45,6 +46,24 @@ describe('a block transactions array read through its items', () => {
     expect(txs[3]).toBeUndefined();
     expect(txs.slice(1)).toEqual([list[1].tx, list[2].tx]);
     expect(built()).toBe(3);
+  });
+
+  it('gives the hashes the items carry without building them, and builds those that carry none', () => {
+    const { list, built } = items();
+    const carried = [Uint8Array.of(1), Uint8Array.of(2)];
+    const withHash = (i: number) => ({
+      hash: carried[i],
+      get tx() {
+        return list[i].tx;
+      },
+    });
+    const txs = transactionsOf([withHash(0), withHash(1), list[2]]);
+    const hashes = hashesOf(txs);
+    expect(hashes.slice(0, 2)).toEqual(carried);
+    expect(built()).toBe(1);
+    expect(hashes[2]).toEqual(list[2].tx.hash());
+    // A plain array (a block decoded from disk) hashes its objects.
+    expect(hashesOf([list[0].tx])).toEqual([list[0].tx.hash()]);
   });
 
   it('refuses writes: the items stay as they were', () => {

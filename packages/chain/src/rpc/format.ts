@@ -7,6 +7,7 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { generateAddress } from '@ethereumjs/util';
 import { bigintToBytes, bytesToHex, quantity } from '../primitives/hex.js';
 import type { StoredLog, StoredReceipt } from '../storage/receiptCodec.js';
+import { hashesOf } from '../builder/lazyTransactions.js';
 
 type Json = Record<string, unknown>;
 
@@ -150,18 +151,18 @@ export function formatBlock(
   const out = formatHeader(h, hash, opts.pending);
   out.size = quantity(opts.size ?? block.serialize().length);
   out.uncles = [];
-  out.transactions = block.transactions.map((tx, i) =>
-    full
-      ? formatTx(tx, senders[i], {
+  out.transactions = full
+    ? block.transactions.map((tx, i) =>
+        formatTx(tx, senders[i], {
           // A pre-confirmed transaction object: blockHash null, as eth_getTransactionByHash.
           blockHash: opts.pending ? null : hash,
           blockNumber: h.number,
           blockTimestamp: h.timestamp,
           index: i,
           baseFee: h.baseFeePerGas,
-        })
-      : bytesToHex(tx.hash()),
-  );
+        }),
+      )
+    : hashesOf(block.transactions).map((h) => bytesToHex(h));
   if (block.withdrawals !== undefined)
     out.withdrawals = block.withdrawals.map((w) => ({
       index: quantity(w.index),
