@@ -226,6 +226,17 @@ async function main() {
     dataDir: args['data-dir-in'],
   });
   process.on('exit', () => node.child.kill('SIGKILL'));
+  // A node that dies mid-run (out of memory, a crash, a probe that killed it) leaves the sender
+  // waiting for answers that never come: say so and stop instead of hanging for the rest of the hour.
+  let stopping = false;
+  node.child.once('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(
+      `\nthe node under test exited during the run (${signal ?? `exit code ${code}`}): no figures` +
+        `${process.env.WHARF_BENCH_STDERR ? `; its stderr is in ${process.env.WHARF_BENCH_STDERR}` : ''}\n`,
+    );
+    process.exit(1);
+  });
   await node.ready();
   const pid = node.child.pid;
   /** RSS in MB: all of it, the private (anonymous) part, and mapped files (LevelDB's tables). */
@@ -363,6 +374,7 @@ async function main() {
   if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, JSON.stringify(flashblocks));
 
   const metrics = await (await fetch(`${node.url}/metrics`)).text();
+  stopping = true;
   await node.stop();
 
   const pct = percentile;
