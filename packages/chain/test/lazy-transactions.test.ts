@@ -4,11 +4,14 @@
  * the read-through array itself, and what clients see of transfers of every plain type in the
  * pending block, the sealed block (from the in-memory head) and by hash, against what was signed.
  */
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { Block, createBlockHeader } from '@ethereumjs/block';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { type Hex, parseTransaction, recoverTransactionAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashesOf, transactionsOf } from '../src/builder/lazyTransactions.js';
+import { formatBlock } from '../src/rpc/format.js';
 import { rpc, startTestNode, type TestNode, waitFor } from './node-helpers.js';
 
 describe('a block transactions array read through its items', () => {
@@ -64,6 +67,33 @@ describe('a block transactions array read through its items', () => {
     expect(hashes[2]).toEqual(list[2].tx.hash());
     // A plain array (a block decoded from disk) hashes its objects.
     expect(hashesOf([list[0].tx])).toEqual([list[0].tx.hash()]);
+  });
+
+  it("counts a block's size from the items' encodings, building none, as serializing it would", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+    const signed = [
+      createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: 7n }, { common }).sign(key),
+      createFeeMarket1559Tx(
+        { nonce: 1n, gasLimit: 21_000n, maxFeePerGas: 7n, data: new Uint8Array(100) },
+        { common },
+      ).sign(key),
+    ];
+    let built = 0;
+    const lazyItems = signed.map((t) => ({
+      raw: t.serialize(),
+      hash: t.hash(),
+      get tx() {
+        built++;
+        return t;
+      },
+    }));
+    const header = createBlockHeader({ number: 1n, gasLimit: 30_000_000n }, { common });
+    const lazy = new Block(header, transactionsOf(lazyItems), [], [], { common });
+    const json = formatBlock(lazy, false, [], {}) as { size: string; transactions: string[] };
+    expect(built).toBe(0);
+    const plain = new Block(header, signed, [], [], { common });
+    expect(Number(json.size)).toBe(plain.serialize().length);
+    expect(json.transactions).toEqual(signed.map((t) => `0x${Buffer.from(t.hash()).toString('hex')}`));
   });
 
   it('refuses writes: the items stay as they were', () => {

@@ -13,10 +13,13 @@ import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { buildTransaction } from '../txpool/decode.js';
 
-/** An element: its object (built on first read, if lazy) and, when known, its hash without it. */
-type Item = { readonly tx: TypedTransaction; readonly hash?: Uint8Array };
+/**
+ * An element: its object (built on first read, if lazy) and, when known, its hash and its signed
+ * encoding without it (a blob transaction's `raw` may be its network form, with the sidecar).
+ */
+type Item = { readonly tx: TypedTransaction; readonly hash?: Uint8Array; readonly raw?: Uint8Array };
 
-/** The item arrays behind the arrays `transactionsOf` made: `hashesOf` reads them. */
+/** The item arrays behind the arrays `transactionsOf` made: `hashesOf` and `encodingsOf` read them. */
 const itemsOf = new WeakMap<object, readonly Item[]>();
 
 /** The array index `key` names, or -1. */
@@ -82,4 +85,20 @@ export class TransactionFromBytes {
     this.#tx ??= buildTransaction(this.signed, this.common, undefined, this.hash);
     return this.#tx;
   }
+}
+
+/**
+ * The transactions' signed encodings, as a block body holds them, when every item carries its own
+ * (a pending block's entries); undefined otherwise, and for a blob transaction, whose `raw` may be
+ * its network form. Lets a block's size be counted without building its objects.
+ */
+export function encodingsOf(txs: readonly TypedTransaction[]): Uint8Array[] | undefined {
+  const items = itemsOf.get(txs);
+  if (!items) return undefined;
+  const out: Uint8Array[] = [];
+  for (const i of items) {
+    if (!i.raw || i.raw[0] === 3) return undefined;
+    out.push(i.raw);
+  }
+  return out;
 }
