@@ -28,6 +28,30 @@ import { fittedDrift, latencyPerSpan, leastSquares, meanPerSpan, percentile, spa
 const now = () => performance.timeOrigin + performance.now();
 /** A block gas limit whose target (limit / 6) holds `rate` transfers/s in 2 s blocks, +25%. */
 const gasLimitFor = (rate) => Math.max(60_000_000, Math.ceil(rate * 2 * 21_000 * 6 * 1.25));
+
+/** How the node under test exited, once it has; undefined before it starts. */
+let nodeExit;
+/** Set once the run stops the node itself. */
+let nodeStopping = false;
+let nodeDeathReported = false;
+
+/**
+ * Whether the node under test exited on its own (within `waitMs`): if so, says so (the run has no
+ * figures) and returns true.
+ */
+async function nodeDied(waitMs) {
+  if (!nodeExit || nodeStopping) return false;
+  const how = await Promise.race([nodeExit, new Promise((r) => setTimeout(r, waitMs, undefined))]);
+  if (how === undefined || nodeStopping) return false;
+  if (nodeDeathReported) return true;
+  nodeDeathReported = true;
+  process.stderr.write(
+    `\nthe node under test exited during the run (${how}): no figures` +
+      `${process.env.WHARF_BENCH_STDERR ? `; its stderr is in ${process.env.WHARF_BENCH_STDERR}` : ''}\n`,
+  );
+  return true;
+}
+
 /** Bytes per pre-signed transfer in the shared buffer: a length byte, then the raw transaction. */
 const SLOT = 128;
 
@@ -133,7 +157,13 @@ if (!isMainThread && workerData.role === 'signer') {
   for (const ws of sockets) ws.close();
   parentPort.postMessage({ sendSeconds, sentUntil });
 } else {
-  await main();
+  try {
+    await main();
+  } catch (e) {
+    // A connection the dying node dropped can fail the run before its exit is seen: name the cause.
+    if (await nodeDied(2000)) process.exit(1);
+    throw e;
+  }
 }
 
 async function main() {
@@ -228,15 +258,10 @@ async function main() {
   process.on('exit', () => node.child.kill('SIGKILL'));
   // A node that dies mid-run (out of memory, a crash, a probe that killed it) leaves the sender
   // waiting for answers that never come: say so and stop instead of hanging for the rest of the hour.
-  let stopping = false;
-  node.child.once('exit', (code, signal) => {
-    if (stopping) return;
-    process.stderr.write(
-      `\nthe node under test exited during the run (${signal ?? `exit code ${code}`}): no figures` +
-        `${process.env.WHARF_BENCH_STDERR ? `; its stderr is in ${process.env.WHARF_BENCH_STDERR}` : ''}\n`,
-    );
-    process.exit(1);
-  });
+  nodeExit = new Promise((resolve) =>
+    node.child.once('exit', (code, signal) => resolve(signal ?? `exit code ${code}`)),
+  );
+  nodeExit.then(() => nodeDied(0)).then((died) => died && process.exit(1));
   await node.ready();
   const pid = node.child.pid;
   /** RSS in MB: all of it, the private (anonymous) part, and mapped files (LevelDB's tables). */
@@ -374,7 +399,7 @@ async function main() {
   if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, JSON.stringify(flashblocks));
 
   const metrics = await (await fetch(`${node.url}/metrics`)).text();
-  stopping = true;
+  nodeStopping = true;
   await node.stop();
 
   const pct = percentile;
