@@ -21,12 +21,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { freePort } from './lib/peers.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -174,14 +174,6 @@ function transfer(account, nonce, to, value = 1n) {
     chainId: 31337,
     type: 'eip1559',
   });
-}
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** Waits until every follower's head is the sequencer's. */

@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -31,6 +32,15 @@ export function installedPeers(requested) {
       return false;
     }
   });
+}
+
+/** A TCP port free on 127.0.0.1 right now (the kernel's pick), for a node the bench starts. */
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
 }
 
 export const MNEMONIC = 'test test test test test test test test test test test junk';

@@ -4,19 +4,11 @@
  * an hour. Runs the bench as a user does, on the built CLI (dist/, built by `npm run typecheck`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { freePort } from '../lib/peers.mjs';
 
 const bench = path.resolve(import.meta.dirname, '../preconf.mjs');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The pid of the node the bench started on `port` (its command line names the port). */
 function nodePid(port: number): number | undefined {
