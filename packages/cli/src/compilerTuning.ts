@@ -1,24 +1,28 @@
 /**
- * V8's optimizing compiler for the wharf process: no inlining in TurboFan.
+ * When V8's optimizing compiler takes a function up, for the wharf process: after 8x the bytecode
+ * V8 runs by default (its `--interrupt-budget`, 67,584 in Node.js 20's V8).
  *
- * A fresh chain node's first burst of transactions is paid for mostly by TurboFan compiling the
- * accept path on V8's background threads, on the same two cores that decode, recover and
- * execute the transactions: on a 2-core machine a node's first 2,000 transfers cost 145-190 µs
- * of CPU each against 95-145 once warm, and ~2 s of compiling went by in a short run. Without
- * inlining each function compiles on its own, small and once: ~40% less compiling, 150 µs a
- * transfer on a fresh node (against 177) and no slower once warm, with reads and mined blocks
- * as fast (docs/decisions/0610-no-turbofan-inlining.md). Most of a transfer's time is in native
- * code (secp256k1, keccak in WebAssembly, LevelDB), where inlining gains nothing.
+ * A fresh chain node's first burst of transactions was paid for mostly by TurboFan compiling the
+ * accept path on V8's background threads, on the same two cores that decode, recover and execute
+ * the transactions: ~45 µs of a transfer's ~160 µs of CPU in the first 2,000, against ~5 once
+ * warm. Code that runs a little longer in the baseline tiers before TurboFan takes it up is
+ * compiled once it is clearly hot, and what is only warm in a burst is not compiled in it: the
+ * first 2,000 cost ~112 µs each (Anvil ~140), and the same once warm
+ * (docs/decisions/0610-turbofan-takes-code-up-later.md). 4x gained half as much; 16x left the
+ * main thread in baseline code too long and cost more than it saved.
  *
  * The CLI owns its process, so it decides; the library leaves an embedder's V8 alone. V8 reads
- * the flag at every compile, so setting it at run time holds for every thread's isolate. A
- * `--turbo-inlining` (or `--no-turbo-inlining`) given to node (argv or NODE_OPTIONS) wins.
+ * the budget whenever it gives a function a new one, so setting it at run time, first thing,
+ * holds for the code loaded after it and for every worker's isolate. An `--interrupt-budget`
+ * given to node (argv or NODE_OPTIONS) wins.
  */
 import v8 from 'node:v8';
 
-/** Turns TurboFan's inlining off unless node was given its own choice; returns whether it did. */
+export const INTERRUPT_BUDGET = 8 * 67_584;
+
+/** Applies INTERRUPT_BUDGET unless node was given its own; returns whether it did. */
 export function tuneCompiler(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  if ([...execArgv, nodeOptions].some((a) => /--(no-)?turbo[-_]inlining\b/.test(a))) return false;
-  v8.setFlagsFromString('--no-turbo-inlining');
+  if ([...execArgv, nodeOptions].some((a) => /--interrupt[-_]budget\b(?![-_])/.test(a))) return false;
+  v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
 }
