@@ -21,7 +21,10 @@ import v8 from 'node:v8';
 export const INTERRUPT_BUDGET = 8 * 67_584;
 
 /** Applies INTERRUPT_BUDGET unless node was given its own; returns whether it did. */
-export function tuneCompiler(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+export function tuneCompiler(
+  execArgv = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): boolean {
   if ([...execArgv, nodeOptions].some((a) => /--interrupt[-_]budget\b(?![-_])/.test(a))) return false;
   v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;

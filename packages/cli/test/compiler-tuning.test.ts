@@ -13,7 +13,9 @@ describe('tuneCompiler', () => {
   });
 
   it('sets its own otherwise, next to unrelated node flags (a budget of another kind included)', () => {
-    expect(tuneCompiler(['--enable-source-maps'], '--interrupt-budget-for-feedback-allocation=940')).toBe(true);
+    expect(tuneCompiler(['--enable-source-maps'], '--interrupt-budget-for-feedback-allocation=940')).toBe(
+      true,
+    );
   });
 });
 
@@ -33,7 +35,14 @@ function callsBeforeOptimized(nodeFlags: string[], tune: boolean): number {
   `;
   const r = spawnSync(
     process.execPath,
-    ['--allow-natives-syntax', '--no-concurrent-recompilation', ...nodeFlags, '--input-type=module', '-e', script],
+    [
+      '--allow-natives-syntax',
+      '--no-concurrent-recompilation',
+      ...nodeFlags,
+      '--input-type=module',
+      '-e',
+      script,
+    ],
     { encoding: 'utf8' },
   );
   expect(r.stderr).toBe('');
