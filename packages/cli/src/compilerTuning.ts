@@ -15,16 +15,28 @@
  * the budget whenever it gives a function a new one, so setting it at run time, first thing,
  * holds for the code loaded after it and for every worker's isolate. An `--interrupt-budget`
  * given to node (argv or NODE_OPTIONS) wins.
+ *
+ * Only on the V8 it was measured on, Node.js 20's (11.3). Node.js 22's V8 (12.4) tiers up by
+ * invocation counts, with Maglev between the baseline and TurboFan, and has no such flag: setting
+ * it there would print "unrecognized flag" at every start and change nothing.
  */
 import v8 from 'node:v8';
 
 export const INTERRUPT_BUDGET = 8 * 67_584;
 
-/** Applies INTERRUPT_BUDGET unless node was given its own; returns whether it did. */
+/** True for a V8 whose tier-up the interrupt budget drives as measured (11.3 and before). */
+export function budgetDrivesTierUp(v8Version = process.versions.v8): boolean {
+  const [major = 0, minor = 0] = v8Version.split('.').map(Number);
+  return major < 11 || (major === 11 && minor <= 3);
+}
+
+/** Applies INTERRUPT_BUDGET unless node was given its own or its V8 has none; returns whether it did. */
 export function tuneCompiler(
   execArgv = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
+  v8Version = process.versions.v8,
 ): boolean {
+  if (!budgetDrivesTierUp(v8Version)) return false;
   if ([...execArgv, nodeOptions].some((a) => /--interrupt[-_]budget\b(?![-_])/.test(a))) return false;
   v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
