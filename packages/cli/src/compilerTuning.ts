@@ -21,6 +21,7 @@
  * it there would print "unrecognized flag" at every start and change nothing.
  */
 import v8 from 'node:v8';
+import { givenToNode } from './nodeFlags.js';
 
 export const INTERRUPT_BUDGET = 8 * 67_584;
 
@@ -37,7 +38,7 @@ export function tuneCompiler(
   v8Version = process.versions.v8,
 ): boolean {
   if (!budgetDrivesTierUp(v8Version)) return false;
-  if ([...execArgv, nodeOptions].some((a) => /--interrupt[-_]budget\b(?![-_])/.test(a))) return false;
+  if (givenToNode('interrupt-budget', execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
 }

@@ -12,6 +12,7 @@
  * `--heap-growing-percent` given to node (argv or NODE_OPTIONS) wins; 0 restores V8's default.
  */
 import v8 from 'node:v8';
+import { givenToNode } from './nodeFlags.js';
 
 export const HEAP_GROWING_PERCENT = 50;
 /**
@@ -23,14 +24,9 @@ export const HEAP_GROWING_PERCENT = 50;
  */
 const SEMI_SPACE_GROWTH_FACTOR = 16;
 
-function given(flag: string, execArgv: string[], nodeOptions: string): boolean {
-  const pattern = new RegExp(`--${flag.replaceAll('-', '[-_]')}`);
-  return [...execArgv, nodeOptions].some((a) => pattern.test(a));
-}
-
 /** Applies HEAP_GROWING_PERCENT unless node was given its own; returns whether it did. */
 export function tuneHeap(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  if (given('heap-growing-percent', execArgv, nodeOptions)) return false;
+  if (givenToNode('heap-growing-percent', execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }
@@ -47,7 +43,7 @@ export function holdYoungGeneration(
   execArgv = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): () => void {
-  if (given('semi-space-growth-factor', execArgv, nodeOptions)) return () => {};
+  if (givenToNode('semi-space-growth-factor', execArgv, nodeOptions)) return () => {};
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   let released = false;
   return () => {
