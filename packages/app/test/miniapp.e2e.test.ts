@@ -75,6 +75,18 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     await wharf?.stop();
   }, 30_000);
 
+  /**
+   * `promise`, or a failure naming `what` after `ms`: an answer that never comes fails the step
+   * that waited for it, not the whole test at its timeout with no word of where it stopped.
+   */
+  function within<T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
   async function ask(
     frame: Frame,
     page: Page,
@@ -93,7 +105,7 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     }
     if (answer === 'reject') await dialog.getByRole('button', { name: 'Reject' }).click();
     else await dialog.getByRole('button').last().click();
-    return pending;
+    return within(pending, `the mini app's ${method} after ${answer}`);
   }
 
   it('asks in a dialog naming the origin; approve works, reject is 4001', async (ctx) => {
@@ -114,6 +126,10 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
       [wharf.rpcUrl!, new URL(wharf.url).origin] as const,
     );
     const page = await context.newPage();
+    // Where a failed run stopped, for the artifacts.
+    ctx.onTestFailed(async () => {
+      await page.screenshot({ path: path.join(artifacts, 'wharf-app-miniapp-failed.png') }).catch(() => {});
+    });
     await page.goto('/');
     await page.getByTestId('sign-in-dev-0').click();
     await page.getByRole('heading', { name: 'My apps' }).waitFor();
@@ -140,7 +156,12 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     expect(
       await ask(frame, page, 'wallet_addEthereumChain', [chain], 'approve', 'wharf-app-approval-desktop.png'),
     ).toEqual({ result: null });
-    expect(await frame.evaluate(() => (globalThis as any).ask('eth_chainId'))).toEqual({ result: '0x7a69' });
+    expect(
+      await within(
+        frame.evaluate(() => (globalThis as any).ask('eth_chainId')),
+        "the mini app's eth_chainId after adding the chain",
+      ),
+    ).toEqual({ result: '0x7a69' });
 
     // A new chain (a second node, chain id 31338): no is 4001 and nothing changes; yes adds it and
     // switches the mini app to it; switching back asks again.
@@ -152,7 +173,11 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
         rpcUrls: [second.rpcUrl],
         nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       };
-      const chainId = () => frame.evaluate(() => (globalThis as any).ask('eth_chainId'));
+      const chainId = () =>
+        within(
+          frame.evaluate(() => (globalThis as any).ask('eth_chainId')),
+          "the mini app's eth_chainId",
+        );
       expect(await ask(frame, page, 'wallet_addEthereumChain', [other], 'reject')).toMatchObject({
         error: { code: 4001 },
       });
@@ -171,7 +196,7 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
           () => false,
         );
       if (asked) await page.getByRole('dialog').getByRole('button').last().click();
-      expect(await switching).toEqual({ result: null });
+      expect(await within(switching, "the mini app's wallet_switchEthereumChain")).toEqual({ result: null });
       expect(await chainId()).toEqual({ result: '0x7a69' });
     } finally {
       await second.stop();
