@@ -17,10 +17,10 @@
  * given to node (argv or NODE_OPTIONS) wins.
  *
  * For the first minute after the start only, then V8's own budget again (decision 0620). Over an
- * hour at 1,000 transfers/s, 8x throughout spread the tier-ups of code that is warm but not hot
- * over the first ~17 minutes, and the node's memory outside V8's heap rose with them: RSS drifted
- * +8.3% and +8.6% after minute 5, against +4.1-6.4% on V8's budget. The burst 0610 is for (a
- * test suite or a deploy script right after `wharf chain start`) falls in that first minute.
+ * hour at 1,000 transfers/s, 8x throughout drifted RSS +8.3% and +8.6% after minute 5, against
+ * +4.1-6.4% on V8's budget: ~18 MB more outside V8's heap, in the minutes (5-17) over which 8x
+ * spreads the tier-ups of code that is warm but not hot. The burst 0610 is for (a test suite or a
+ * deploy script right after `wharf chain start`) falls in that first minute.
  *
  * Only on the V8 it was measured on, Node.js 20's (11.3). Node.js 22's V8 (12.4) tiers up by
  * invocation counts, with Maglev between the baseline and TurboFan, and has no such flag: setting
