@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { tuneCompilerForStart } from './compilerTuning.js';
+import { tuneCompiler } from './compilerTuning.js';
 import { holdYoungGeneration, tuneHeap } from './heapTuning.js';
 
 tuneHeap();
-tuneCompilerForStart();
+tuneCompiler();
 // Loading the commands' modules (the EVM among them) would double V8's young generation for good;
 // held until a command starts (a chain node's start holds it again: docs/decisions/0460).
 const releaseYoungGeneration = holdYoungGeneration();

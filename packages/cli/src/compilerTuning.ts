@@ -16,12 +16,6 @@
  * holds for the code loaded after it and for every worker's isolate. An `--interrupt-budget`
  * given to node (argv or NODE_OPTIONS) wins.
  *
- * For the first minute after the start only, then V8's own budget again (decision 0620). Over an
- * hour at 1,000 transfers/s, 8x throughout drifted RSS +8.3% and +8.6% after minute 5, against
- * +4.1-6.4% on V8's budget: ~18 MB more outside V8's heap, in the minutes (5-17) over which 8x
- * spreads the tier-ups of code that is warm but not hot. The burst 0610 is for (a test suite or a
- * deploy script right after `wharf chain start`) falls in that first minute.
- *
  * Only on the V8 it was measured on, Node.js 20's (11.3). Node.js 22's V8 (12.4) tiers up by
  * invocation counts, with Maglev between the baseline and TurboFan, and has no such flag: setting
  * it there would print "unrecognized flag" at every start and change nothing.
@@ -29,11 +23,7 @@
 import v8 from 'node:v8';
 import { givenToNode } from './nodeFlags.js';
 
-/** V8's own budget in the V8s this applies to (11.3 and before): what the CLI goes back to. */
-export const V8_INTERRUPT_BUDGET = 67_584;
-export const INTERRUPT_BUDGET = 8 * V8_INTERRUPT_BUDGET;
-/** How long after the start INTERRUPT_BUDGET holds. */
-export const TUNED_FOR_MS = 60_000;
+export const INTERRUPT_BUDGET = 8 * 67_584;
 
 /** True for a V8 whose tier-up the interrupt budget drives as measured (11.3 and before). */
 export function budgetDrivesTierUp(v8Version = process.versions.v8): boolean {
@@ -51,14 +41,4 @@ export function tuneCompiler(
   if (givenToNode('interrupt-budget', execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
-}
-
-/** Puts V8's own budget back (after a tuneCompiler() that returned true). */
-export function restoreCompiler(): void {
-  v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
-}
-
-/** tuneCompiler(), then V8's own budget after TUNED_FOR_MS: the CLI's start. */
-export function tuneCompilerForStart(): void {
-  if (tuneCompiler()) setTimeout(restoreCompiler, TUNED_FOR_MS).unref();
 }
