@@ -156,12 +156,12 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
     expect(
       await ask(frame, page, 'wallet_addEthereumChain', [chain], 'approve', 'wharf-app-approval-desktop.png'),
     ).toEqual({ result: null });
-    expect(
-      await within(
+    const chainId = () =>
+      within(
         frame.evaluate(() => (globalThis as any).ask('eth_chainId')),
-        "the mini app's eth_chainId after adding the chain",
-      ),
-    ).toEqual({ result: '0x7a69' });
+        "the mini app's eth_chainId",
+      );
+    expect(await chainId()).toEqual({ result: '0x7a69' });
 
     // A new chain (a second node, chain id 31338): no is 4001 and nothing changes; yes adds it and
     // switches the mini app to it; switching back asks again.
@@ -173,11 +173,6 @@ describe.skipIf(!canRun)('a mini app in a frame uses the wallet through the brid
         rpcUrls: [second.rpcUrl],
         nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       };
-      const chainId = () =>
-        within(
-          frame.evaluate(() => (globalThis as any).ask('eth_chainId')),
-          "the mini app's eth_chainId",
-        );
       expect(await ask(frame, page, 'wallet_addEthereumChain', [other], 'reject')).toMatchObject({
         error: { code: 4001 },
       });
