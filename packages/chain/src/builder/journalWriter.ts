@@ -17,6 +17,7 @@
  * stopped by asking it (close), which closes the file.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { workerLimits } from '../workerLimits.js';
 
 /** One operation on the journal's segment being written. */
 export type JournalOp =
@@ -169,7 +170,7 @@ export class JournalWriter {
       workerData: { port: port2, dir, first },
       transferList: [port2],
       // The worker holds a few buffers at a time.
-      resourceLimits: { maxOldGenerationSizeMb: 32 },
+      resourceLimits: workerLimits({ maxOldGenerationSizeMb: 32 }),
     });
     const opened = await new Promise<{ opened: boolean; tid?: number; error?: string }>((resolve, reject) => {
       port1.once('message', resolve);

@@ -13,6 +13,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { FromWorker, FrontWorkerData, ToWorker } from './frontProtocol.js';
 import type { ReplicaPublisher } from './replicaPublisher.js';
 import { TunnelSocket } from './tunnelSocket.js';
+import { workerLimits } from '../workerLimits.js';
 
 export interface FrontThreadsOptions {
   count: number;
@@ -188,7 +189,11 @@ export class FrontThreads {
           cacheEntries: CACHE_ENTRIES,
           cacheCodeBytes: CACHE_CODE_BYTES,
         };
-        const worker = new Worker(script, { workerData: data, transferList: [port2] });
+        const worker = new Worker(script, {
+          workerData: data,
+          transferList: [port2],
+          resourceLimits: workerLimits(),
+        });
         const thread = new FrontThread(index, worker, port1, o);
         const ok = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);

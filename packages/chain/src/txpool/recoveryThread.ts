@@ -28,6 +28,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { nativeEcrecover } from '../crypto/ecrecover.js';
+import { workerLimits } from '../workerLimits.js';
 
 /** Recovers a signer's 64-byte public key (no 0x04 prefix) from a signing hash and signature. */
 export interface SenderRecovery {
@@ -162,6 +163,7 @@ export class RecoveryThread implements SenderRecovery {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { buffer, slots: SLOTS, secp256k1: createRequire(import.meta.url).resolve('secp256k1') },
+      resourceLimits: workerLimits(),
     });
     // It keeps the process alive only while it has jobs (Atomics.waitAsync does not: a node
     // recovering its journaled transactions at start-up would exit with them unsettled).
