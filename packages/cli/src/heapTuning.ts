@@ -20,7 +20,9 @@ export const HEAP_GROWING_PERCENT = 50;
  * semi-spaces). V8's default (2) took a fresh node's first burst of transactions through four
  * doublings, each after as many bytes had survived as the young generation held: many small
  * scavenges, each copying the pending block's live set (docs/decisions/0530). An idle node does
- * not grow it (nothing survives), so idle memory is as 0460 left it.
+ * not grow it (nothing survives), so idle memory is as 0460 left it. Every isolate of the process
+ * reads the factor: the chain node's worker threads hold theirs at 1 MB semi-spaces
+ * (@wharf/chain's workerLimits.ts, decision 0640).
  */
 const SEMI_SPACE_GROWTH_FACTOR = 16;
 
