@@ -18,7 +18,7 @@ import type { ResourceLimits } from 'node:worker_threads';
  * 3 MB: V8 gives the young generation three semi-spaces' worth (two semi-spaces and the space
  * for large young objects), so this is a 1 MB semi-space, the size every isolate starts at.
  */
-export const WORKER_YOUNG_GENERATION_MB = 3;
+const WORKER_YOUNG_GENERATION_MB = 3;
 
 /** The resource limits every worker the node starts is given, with `more` beside them. */
 export function workerLimits(more: ResourceLimits = {}): ResourceLimits {
