@@ -621,12 +621,13 @@ async function main() {
         flatState: Math.round(per('batchBytes') - body - record),
         diffRecord: Math.round(record),
         trieFlush: Math.round(per('trieFlushBytes')),
+        leafFlush: Math.round(per('leafFlushBytes') || 0),
         bodyFiles: Math.round(bodyFiles),
         levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes') - bodyFiles),
       };
       const d = diskBreakdownPerBlockBytes;
       lines.push(
-        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files) ${kb(d.levelDbOnDisk)}`,
+        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}, the disk layer's leaves (merged flushes) ${kb(d.leafFlush)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files) ${kb(d.levelDbOnDisk)}`,
       );
     }
   }
@@ -684,7 +685,7 @@ async function main() {
     if (!a || !b || b.t - a.t < 30 || !(b.txs > a.txs)) break;
     const per = (k) => ((b[k] - a[k]) / (b.txs - a.txs)) * 1000;
     readsPerMinute.push(
-      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('mainCpuS') * 1000)} ms main-thread CPU`,
+      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('nodesMade'))} nodes made, ${f(per('mainCpuS') * 1000)} ms main-thread CPU`,
     );
   }
   if (readsPerMinute.length) console.log(`per minute, per 1,000 transfers: ${readsPerMinute.join('; ')}`);
@@ -791,6 +792,8 @@ async function storeFigures(url) {
       blockBodyBytes: v('wharf_block_body_bytes_total'),
       diffRecordBytes: v('wharf_state_diff_record_bytes_total'),
       trieFlushBytes: v('wharf_state_trie_flush_bytes_total'),
+      // Builds whose disk layer keeps leaves (decision 0650); older ones: NaN, counted as 0.
+      leafFlushBytes: v('wharf_state_leaf_flush_bytes_total'),
       journalBytes: v('wharf_flashblock_journal_bytes_total'),
       // Builds with the body files (decision 0491); older ones: NaN, counted as 0.
       bodyFileBytes: v('wharf_block_body_file_bytes_total'),
@@ -846,6 +849,7 @@ function processFigures(text) {
     leveldbReads: get('wharf_leveldb_reads_total'),
     leveldbAccountKeys: get('wharf_leveldb_read_keys_total\\{kind="account"\\}'),
     leveldbTrieNodeKeys: get('wharf_leveldb_read_keys_total\\{kind="trie_node"\\}'),
+    nodesMade: get('wharf_state_nodes_made_total') || 0,
     leveldbOtherKeys:
       get('wharf_leveldb_read_keys_total\\{kind="storage"\\}') +
       get('wharf_leveldb_read_keys_total\\{kind="other"\\}'),

@@ -315,6 +315,21 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   );
   written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
   written(
+    'wharf_state_leaf_flush_bytes_total',
+    "Bytes of the disk layer's leaves (keys and values) its flushes wrote: what its nodes below the written depth are made from (decision 0650).",
+    () => ctx.store.written.leafFlushBytes,
+  );
+  written(
+    'wharf_state_nodes_made_total',
+    "The disk layer's trie nodes made from its leaves when a read needed one (decision 0650): one LevelDB range read each.",
+    () => ctx.store.readKeys.nodesMade,
+  );
+  written(
+    'wharf_state_leaves_read_total',
+    'Leaves those range reads returned.',
+    () => ctx.store.readKeys.leavesRead,
+  );
+  written(
     'wharf_leveldb_reads_total',
     'LevelDB getMany calls of the chain store: the reads asked for in one turn share one (decision 0431).',
     () => ctx.store.reads,

@@ -22,23 +22,31 @@ export class StateRebuildError extends Error {
   override readonly name = 'StateRebuildError';
 }
 
+/**
+ * The root of the trie on disk (the state of block keys.stateLayer - 1): the empty one before
+ * block 0 and at a fork's first local block (its state is the remote's). By number, not by root:
+ * a local root may equal the remote's by chance.
+ */
+export async function diskLayerRoot(ctx: ChainContext, start: bigint): Promise<Uint8Array> {
+  const { blocks, fork } = ctx;
+  if (start === 0n || (fork && start <= fork.number)) return EMPTY_TRIE_ROOT;
+  const h = await blocks.headerByNumber(start - 1n);
+  if (!h)
+    throw new StateRebuildError(`the chain database has no block ${start - 1n}, where its state trie is`);
+  return h.stateRoot;
+}
+
 export async function rebuildLayers(ctx: ChainContext): Promise<number> {
   const { store, blocks, fork } = ctx;
   const start = store.stateLayerStart;
   if (start === undefined) return 0;
   const head = blocks.head.header.number;
-  // The trie the first replayed block starts from: the disk layer's (block start - 1), or the
-  // empty one before block 0 and at a fork's first local block (its state is the remote's).
-  // (By number, not localRoot's by root: a local root may equal the remote's by chance.)
+  // The trie the first replayed block starts from: the disk layer's, then each block's.
   const rootAt = (n: bigint, stateRoot: Uint8Array) =>
     fork && n <= fork.number ? EMPTY_TRIE_ROOT : stateRoot;
-  let root = EMPTY_TRIE_ROOT;
-  if (start > 0n && !(fork && start <= fork.number)) {
-    const h = await blocks.headerByNumber(start - 1n);
-    if (!h)
-      throw new StateRebuildError(`the chain database has no block ${start - 1n}, where its state trie is`);
-    root = rootAt(start - 1n, h.stateRoot);
-  }
+  let root = await diskLayerRoot(ctx, start);
+  // A disk layer of the format before decision 0650 keeps its leaves from now on.
+  if (store.needsTrieConversion) await store.convertTrieFormat(root);
   let replayed = 0;
   for (let n = start; n <= head; n++) {
     const header = await blocks.headerByNumber(n);

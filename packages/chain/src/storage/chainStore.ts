@@ -22,6 +22,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AbstractLevel } from 'abstract-level';
 import { MemoryLevel } from 'memory-level';
 import { RLP } from '@ethereumjs/rlp';
+import { createAccountFromRLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.js';
 import { concat, u64 } from '../primitives/hex.js';
 import { fullAccount, slimAccount } from './flatAccount.js';
@@ -35,6 +36,10 @@ import { CleanNodes } from './cleanNodes.js';
 import { type Flush, fromLatin1, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
 import type { PathNode } from './pathNodes.js';
+import { isStoredDepth, LeafChanges, pathLengthOfName, putsOf, rangeUnder } from './hashedState.js';
+import { buildSubtree } from '../trie/subtree.js';
+import { trieLeaves } from '../trie/leaves.js';
+import { EMPTY_TRIE_ROOT } from '../trie/merkleTrie.js';
 
 export type Bytes = Uint8Array;
 
@@ -164,6 +169,8 @@ export class ChainStore {
     bodiesInJournal: 0,
     /** Trie nodes written by the disk layer's flushes (keys and values). */
     trieFlushBytes: 0,
+    /** The disk layer's leaves written by its flushes (keys and values; hashedState.ts). */
+    leafFlushBytes: 0,
     flushes: 0,
   };
 
@@ -175,8 +182,17 @@ export class ChainStore {
   private keeping: Promise<void> = Promise.resolve();
   /** LevelDB `getMany` calls issued so far (fromDb: each may serve several readers). */
   reads = 0;
-  /** Keys those calls asked for, by kind: flat accounts, flat slots, trie nodes, the rest. */
-  readonly readKeys = { account: 0, storage: 0, trieNode: 0, other: 0 };
+  /**
+   * Keys those calls asked for, by kind: flat accounts, flat slots, trie nodes, the rest; and the
+   * trie nodes made from the disk layer's leaves (hashedState.ts), with the leaves they read.
+   */
+  readonly readKeys = { account: 0, storage: 0, trieNode: 0, other: 0, nodesMade: 0, leavesRead: 0 };
+  /**
+   * The trie's database is of the format before decision 0650 (every node stored, no leaves):
+   * every node is read from it, until `convertTrieFormat` has run (openChain, before anything
+   * else reads or writes the state).
+   */
+  private deepNodesStored = false;
   /** keys.stateLayer as stored: undefined until the first block is written. */
   private stateStart: bigint | undefined;
   /**
@@ -242,6 +258,7 @@ export class ChainStore {
     this.oldTxIndex = await this.hasPrefix(keys.oldTxIndex(new Uint8Array(0)));
     const v = await this.trie.db.get(keys.stateLayer);
     this.stateStart = v ? Buffer.from(v).readBigUInt64BE() : undefined;
+    this.deepNodesStored = v !== undefined && !(await this.trie.db.get(keys.trieFormat));
     if (this.stateStart !== undefined && this.stateStart > 0n) this.layers.startAt(this.stateStart - 1n);
   }
 
@@ -281,6 +298,64 @@ export class ChainStore {
       // The segment unreadable: the body is written whole, as before.
       return undefined;
     }
+  }
+
+  /** Whether the trie's database stores every node (before decision 0650): convertTrieFormat. */
+  get needsTrieConversion(): boolean {
+    return this.deepNodesStored;
+  }
+
+  /**
+   * Converts a disk layer that stores every node (before decision 0650): its leaves, read from
+   * its trie at `root` (the state root at block keys.stateLayer - 1; the empty root: none), are
+   * written as keys.hashedAccount / keys.hashedStorage, then keys.trieFormat, synced; then the
+   * nodes below the written depth are deleted. A crash before the format key lands leaves the
+   * old format whole (converted again at the next open); after it, at worst nodes no read asks
+   * for. Returns the leaves written.
+   */
+  async convertTrieFormat(root: Bytes): Promise<number> {
+    const db = this.trie.db;
+    const view = this.trie.view;
+    const reader = (owner?: Bytes) => async (hash: Bytes, path: Bytes) =>
+      checked(hash, await db.get(trieNodeKey(owner, path), { snapshot: view }));
+    let batch = db.batch();
+    let n = 0;
+    const step = async () => {
+      if (++n % CONVERT_BATCH) return;
+      await batch.write();
+      batch = db.batch();
+    };
+    if (!sameHash(root, EMPTY_TRIE_ROOT))
+      for await (const [nibbles, leaf] of trieLeaves(root, reader())) {
+        const owner = nibblesToBytes(nibbles);
+        // A fork's deleted account is its DELETED_ACCOUNT leaf, not an account's list.
+        const isAccount = leaf[0] >= 0xc0;
+        batch.put(keys.hashedAccount(owner), isAccount ? slimAccount(leaf) : leaf);
+        await step();
+        const storageRoot = isAccount ? createAccountFromRLP(leaf).storageRoot : EMPTY_TRIE_ROOT;
+        if (sameHash(storageRoot, EMPTY_TRIE_ROOT)) continue;
+        for await (const [slot, value] of trieLeaves(storageRoot, reader(owner))) {
+          batch.put(keys.hashedStorage(owner, nibblesToBytes(slot)), RLP.decode(value) as Bytes);
+          await step();
+        }
+      }
+    batch.put(keys.trieFormat, TRIE_FORMAT);
+    await batch.write({ sync: true } as never);
+    const leaves = n;
+    this.deepNodesStored = false;
+    batch = db.batch();
+    for (const prefix of [
+      keys.accountNode(new Uint8Array(0)),
+      keys.storageNode(new Uint8Array(0), new Uint8Array(0)),
+    ])
+      for await (const k of db.keys({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1) }))
+        if (!isStoredDepth(pathLengthOfName(latin1(k)))) {
+          batch.del(k);
+          await step();
+        }
+    await batch.write();
+    this.renewView(this.trie);
+    return leaves;
   }
 
   /** Whether the database holds trie nodes of the old format (keyed by hash, before 0211). */
@@ -352,6 +427,7 @@ export class ChainStore {
 
   /** The layers after a reset's batch (stateResetOps): none, over an empty trie. */
   stateReset(next?: bigint): void {
+    this.deepNodesStored = false;
     this.layers.reset();
     this.cleanNodes.clear();
     this.stateStart = next;
@@ -471,6 +547,7 @@ export class ChainStore {
     const name = latin1(key);
     const mem = this.layers.find(name, hash) ?? this.cleanNodes.find(name, hash);
     if (mem) return mem;
+    if (!this.storesNodeAt(path)) return this.makeNode(hash, path, owner);
     const enc = checked(hash, await this.trie.db.get(key, { snapshot: this.trie.view }));
     if (enc) this.cleanNodes.put(name, hash, enc);
     return enc;
@@ -483,15 +560,23 @@ export class ChainStore {
     const at: number[] = [];
     const ks: Bytes[] = [];
     const names: string[] = [];
+    const made: Promise<void>[] = [];
     for (let i = 0; i < hashes.length; i++) {
       const key = trieNodeKey(owner, paths[i]);
       const name = latin1(key);
       out[i] = this.layers.find(name, hashes[i]) ?? this.cleanNodes.find(name, hashes[i]);
-      if (out[i] === undefined) {
-        at.push(i);
-        ks.push(key);
-        names.push(name);
+      if (out[i] !== undefined) continue;
+      if (!this.storesNodeAt(paths[i])) {
+        made.push(
+          this.makeNode(hashes[i], paths[i], owner).then((enc) => {
+            out[i] = enc;
+          }),
+        );
+        continue;
       }
+      at.push(i);
+      ks.push(key);
+      names.push(name);
     }
     if (ks.length) {
       const got = await this.fromDb(ks, this.trie);
@@ -502,7 +587,32 @@ export class ChainStore {
         if (enc) this.cleanNodes.put(names[j], hash, enc);
       }
     }
+    if (made.length) await Promise.all(made);
     return out;
+  }
+
+  /** Whether the disk layer stores its node at `path` (else: made from its leaves). */
+  private storesNodeAt(path: Bytes): boolean {
+    return this.deepNodesStored || isStoredDepth(path.length);
+  }
+
+  /**
+   * The disk layer's node at `path` of the trie `owner`, made from the leaves under the path
+   * (hashedState.ts), if its keccak is `hash` (else another version: undefined, as a stored node
+   * of another version). Every node of the subtree goes to the clean cache: the reads that follow
+   * down the same path find them there.
+   */
+  private async makeNode(hash: Bytes, path: Bytes, owner: Bytes | undefined): Promise<Bytes | undefined> {
+    const { gte, lt } = rangeUnder(owner, path);
+    const entries = await this.trie.db.iterator({ gte, lt, snapshot: this.trie.view }).all();
+    this.readKeys.nodesMade++;
+    this.readKeys.leavesRead += entries.length;
+    if (!entries.length) return undefined;
+    const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
+    if (!sameHash(ref, hash)) return undefined;
+    for (const [h, enc, p] of nodes) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
+    // A copy: the encoding is a view into a slab the trie's encoder shares (pathLayers.ts).
+    return nodes[nodes.length - 1][1].slice();
   }
 
   /** Many keys in one LevelDB call (one trip to its thread pool), in the order asked. */
@@ -648,7 +758,10 @@ export class ChainStore {
       if (w.number > 0n) this.layers.startAt(w.number - 1n);
       // With the block in one database; before it, synced, in the trie's own (a block on disk
       // without `L` would read as the old format).
-      if (this.trie === this.main) ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
+      if (this.trie === this.main) {
+        ops.push({ type: 'put', key: keys.stateLayer, value: u64(w.number) });
+        ops.push({ type: 'put', key: keys.trieFormat, value: TRIE_FORMAT });
+      }
     }
     this.written.blocks++;
     this.written.stateDiffBytes += stateDiffBytes(w);
@@ -692,7 +805,13 @@ export class ChainStore {
           this.written.bodyFileBytes += this.bodies.bytesWritten - before;
         }
         if (firstLayer && this.trie !== this.main)
-          await this.trie.db.put(keys.stateLayer, u64(w.number), { sync: true } as never);
+          await this.trie.db.batch(
+            [
+              { type: 'put', key: keys.trieFormat, value: TRIE_FORMAT },
+              { type: 'put', key: keys.stateLayer, value: u64(w.number) },
+            ],
+            { sync: true } as never,
+          );
         const batch = this.main.db.batch();
         if (w.journal) {
           const start = Buffer.allocUnsafe(12);
@@ -742,6 +861,32 @@ export class ChainStore {
   }
 
   /**
+   * The leaves of blocks [from, next), from their forward diffs (on disk until this flush lands),
+   * folded in order: what the flush writes to the leaves (hashedState.ts).
+   */
+  private async leafChangesOf(from: bigint, next: bigint): Promise<LeafChanges> {
+    const changes = new LeafChanges();
+    for (let n = from; n < next; n++) {
+      const rec = await this.stateDiffOf(n);
+      if (!rec) throw new Error(`block ${n}'s state diff is missing`);
+      changes.add(rec, this.tombstones);
+      await nextTurn();
+    }
+    return changes;
+  }
+
+  /** The keys on disk of the leaves of the storage tries `leaves` clears. */
+  private async clearedLeafKeys(leaves: LeafChanges): Promise<Bytes[]> {
+    const out: Bytes[] = [];
+    for (const prefix of leaves.cleared) {
+      const gte = fromLatin1(prefix);
+      const lt = concat(gte, new Uint8Array(33).fill(0xff));
+      for await (const k of this.trie.db.keys({ gte, lt, snapshot: this.trie.view })) out.push(k);
+    }
+    return out;
+  }
+
+  /**
    * A flush has landed: its nodes (the newest version of each path) go to the clean cache, in
    * slices (a flush is up to 32 MiB of nodes), and only then leave the layers: a read finds them
    * in one or the other all along.
@@ -771,13 +916,30 @@ export class ChainStore {
       if (this.failure) throw this.failure;
       try {
         const split = this.trie !== this.main;
+        const allNodes = this.deepNodesStored;
+        // Read before the batch is filled: LevelDB's chained batch is not to be held open across
+        // reads of the same database (and the leaves' deletions need the disk's keys).
+        const leaves = allNodes ? undefined : await this.leafChangesOf(f.from, f.next);
+        const gone = leaves ? await this.clearedLeafKeys(leaves) : [];
         const batch = this.trie.db.batch();
         let i = 0;
         for (const [name, enc] of f.entries()) {
           if (i++ % BATCH_SLICE === 0) await nextTurn();
+          // Below the written depth the nodes are made from the leaves (hashedState.ts).
+          if (!allNodes && !isStoredDepth(pathLengthOfName(name))) continue;
           batch.put(fromLatin1(name), enc);
           this.written.trieFlushBytes += name.length + enc.length;
         }
+        // A cleared storage trie's old leaves first: the puts after them are its new ones.
+        for (const key of gone) batch.del(key);
+        if (leaves)
+          for (const [k, v] of leaves.puts) {
+            if (i++ % BATCH_SLICE === 0) await nextTurn();
+            const key = fromLatin1(k);
+            if (v) batch.put(key, v);
+            else batch.del(key);
+            this.written.leafFlushBytes += key.length + (v?.length ?? 0);
+          }
         batch.put(keys.stateLayer, u64(f.next));
         const diffs = split ? this.main.db.batch() : batch;
         for (let n = f.from; n < f.next; n++) diffs.del(keys.stateDiff(n));
@@ -800,6 +962,18 @@ export class ChainStore {
     });
     this.writing = run.catch(() => {});
   }
+}
+
+/** keys.trieFormat's value: the disk layer's deep nodes are made from its leaves (decision 0650). */
+const TRIE_FORMAT = Uint8Array.of(1);
+/** Puts per batch while converting a trie's database to that format. */
+const CONVERT_BATCH = 20_000;
+
+/** Nibbles (an even number) as the bytes they spell. */
+function nibblesToBytes(nibbles: Bytes): Bytes {
+  const out = new Uint8Array(nibbles.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = (nibbles[2 * i] << 4) | nibbles[2 * i + 1];
+  return out;
 }
 
 /** `enc` when its keccak is `hash` (the node a path holds may be another version), else undefined. */

@@ -48,6 +48,20 @@ export const keys = {
   accountNode: (path: Uint8Array) => concat(p('A'), path),
   /** keccak(address) + path nibbles -> that account's storage-trie node there (disk layer) */
   storageNode: (owner: Uint8Array, path: Uint8Array) => concat(p('S'), owner, path),
+  /**
+   * keccak(address) -> the account's trie leaf as of the disk layer (slim as `a`, or a fork's
+   * DELETED_ACCOUNT): what the account trie's nodes below the written depth are made from
+   * (hashedState.ts, decision 0650).
+   */
+  hashedAccount: (hash: Uint8Array) => concat(p('h'), hash),
+  /** keccak(address) + keccak(slot) -> the slot's value as of the disk layer (a fork's zero: empty) */
+  hashedStorage: (owner: Uint8Array, slotHash: Uint8Array) => concat(p('g'), owner, slotHash),
+  hashedStoragePrefix: (owner: Uint8Array) => concat(p('g'), owner),
+  /**
+   * The disk layer's format (decision 0650): present once its nodes below the written depth are
+   * made from `h` and `g` rather than stored. A database without it is converted at open.
+   */
+  trieFormat: p('V'),
   /** u64: the first block whose trie nodes are not in the disk layer (replayed at start from `D`) */
   stateLayer: p('L'),
   /**

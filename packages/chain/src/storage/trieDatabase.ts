@@ -7,7 +7,9 @@
  * compactions again and again. Apart, each database compacts only its own keys.
  *
  *   chain       blocks' references, indexes, flat state, forward diffs (D), head ...
- *   chain-trie  keys.accountNode (A), keys.storageNode (S) and keys.stateLayer (L)
+ *   chain-trie  keys.accountNode (A), keys.storageNode (S), keys.stateLayer (L), the disk
+ *               layer's leaves keys.hashedAccount (h) and keys.hashedStorage (g), and its format
+ *               keys.trieFormat (V) (decision 0650)
  *
  * `L` lives with the nodes: a flush's nodes and the new `L` land in one batch of this database,
  * so the disk layer and the block it stands at never disagree. The forward diffs the flush makes
@@ -28,11 +30,24 @@ type Db = AbstractLevel<any, Bytes, Bytes>;
 const ACCOUNT_NODE = 'A'.charCodeAt(0);
 const STORAGE_NODE = 'S'.charCodeAt(0);
 const STATE_LAYER = 'L'.charCodeAt(0);
+const HASHED_ACCOUNT = 'h'.charCodeAt(0);
+const HASHED_STORAGE = 'g'.charCodeAt(0);
+const TRIE_FORMAT = 'V'.charCodeAt(0);
 
-/** Whether `key` belongs to the trie's database: a trie node, or the disk layer's block (L). */
+/**
+ * Whether `key` belongs to the trie's database: a trie node, a leaf of the disk layer, the disk
+ * layer's block (L) or its format (V).
+ */
 export function isTrieKey(key: Bytes): boolean {
   const k = key[0];
-  return k === ACCOUNT_NODE || k === STORAGE_NODE || k === STATE_LAYER;
+  return (
+    k === ACCOUNT_NODE ||
+    k === STORAGE_NODE ||
+    k === STATE_LAYER ||
+    k === HASHED_ACCOUNT ||
+    k === HASHED_STORAGE ||
+    k === TRIE_FORMAT
+  );
 }
 
 /**
@@ -135,12 +150,25 @@ export async function finishTrieReset(chain: Db, trie: Db): Promise<void> {
   const marker = await chain.get(keys.trieReset);
   if (!marker) return;
   await clearTrie(trie);
-  if (marker[0] === 1) await trie.put(keys.stateLayer, marker.subarray(1, 9), { sync: true } as never);
+  if (marker[0] === 1)
+    await trie.batch(
+      [
+        { type: 'put', key: keys.trieFormat, value: Uint8Array.of(1) },
+        { type: 'put', key: keys.stateLayer, value: marker.subarray(1, 9) },
+      ],
+      { sync: true } as never,
+    );
   await chain.del(keys.trieReset, { sync: true } as never);
 }
 
 async function clearTrie(trie: Db): Promise<void> {
-  await trie.clear(range(ACCOUNT_NODE));
-  await trie.clear(range(STORAGE_NODE));
-  await trie.del(keys.stateLayer, { sync: true } as never);
+  for (const prefix of [ACCOUNT_NODE, STORAGE_NODE, HASHED_ACCOUNT, HASHED_STORAGE])
+    await trie.clear(range(prefix));
+  await trie.batch(
+    [
+      { type: 'del', key: keys.trieFormat },
+      { type: 'del', key: keys.stateLayer },
+    ],
+    { sync: true } as never,
+  );
 }

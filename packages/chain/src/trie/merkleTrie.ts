@@ -437,7 +437,7 @@ function encodingOf(n: LoadedNode): Uint8Array {
  * Lists the hashed nodes of the new part of the tree, each with its path (`path`: where `node`
  * hangs), and marks the whole part stored.
  */
-function collectNew(node: TrieNode, out: TrieNodeEntry[], path: Uint8Array): void {
+export function collectNew(node: TrieNode, out: TrieNodeEntry[], path: Uint8Array): void {
   if (node.stored) return;
   const n = node as LoadedNode;
   if (n.kind === EXTENSION) collectNew(n.child, out, joinNibbles(path, -1, n.path));

@@ -1,0 +1,135 @@
+/**
+ * The disk layer's leaves, keyed as the trie keys them (decision 0650): every account at
+ * keccak(address) (`keys.hashedAccount`) and every slot at keccak(address) + keccak(slot)
+ * (`keys.hashedStorage`), as of the disk layer's block. The leaves under a trie path are then one
+ * key range, and a node below the written depth is made from that range when a read needs it
+ * (trie/subtree.ts) rather than stored: a flush writes the changed leaves (~50 bytes an account)
+ * and the nodes of the top `WRITTEN_DEPTH` levels, not the ~6 nodes an account's path rewrites.
+ *
+ *   path length <= WRITTEN_DEPTH   keys.accountNode / keys.storageNode, as decision 0211
+ *   path length >  WRITTEN_DEPTH   made from the leaves under the path, checked by its keccak
+ *
+ * A flush's leaves are its blocks' forward diffs (keys.stateDiff, still on disk until the flush
+ * lands), folded in block order: nothing besides the diff layers' nodes is held in memory.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { keccak256 } from '../crypto/keccak.js';
+import type { Put } from '../trie/bulk.js';
+import { keyToNibbles } from '../trie/nibbles.js';
+import { fullAccount, slimAccount } from './flatAccount.js';
+import { keys } from './keys.js';
+import { latin1 } from './pathLayers.js';
+
+type Bytes = Uint8Array;
+
+/**
+ * Nodes whose path is at most this many nibbles are stored; deeper ones are made. At 3.6 million
+ * accounts a depth-4 subtree holds ~55 of them, a depth-5 one ~3.4: a node made at depth 4 costs
+ * one range read of ~3 KB and ~60 keccaks. Depth 3 is 4,369 nodes (~2.3 MB) at most per flush;
+ * depth 4 would be 69,905 (~37 MB), the part of decision 0211's flushes that made them large.
+ */
+export const WRITTEN_DEPTH = 3;
+
+const ACCOUNT_NODE = 'A'.charCodeAt(0);
+/** 'S' + owner (32 bytes) before a storage node's path. */
+const STORAGE_NODE_HEAD = 33;
+
+/** The path length (nibbles) of a trie node's database key, as a latin1 string (pathLayers.ts). */
+export function pathLengthOfName(name: string): number {
+  return name.charCodeAt(0) === ACCOUNT_NODE ? name.length - 1 : name.length - STORAGE_NODE_HEAD;
+}
+
+/** Whether the node at a path this long is stored, not made. */
+export const isStoredDepth = (pathLength: number) => pathLength <= WRITTEN_DEPTH;
+
+/** The key prefix of the leaves of the trie `owner` (none: the account trie). */
+export function leafPrefix(owner: Bytes | undefined): Bytes {
+  return owner ? keys.hashedStoragePrefix(owner) : keys.hashedAccount(new Uint8Array(0));
+}
+
+/**
+ * The key range [gte, lt) of the leaves under trie path `path` (nibbles) of the trie `owner`. An
+ * odd path's last nibble is the high half of the next byte.
+ */
+export function rangeUnder(owner: Bytes | undefined, path: Bytes): { gte: Bytes; lt: Bytes } {
+  const head = leafPrefix(owner);
+  const whole = path.length >> 1;
+  const odd = path.length & 1;
+  const gte = new Uint8Array(head.length + whole + odd);
+  gte.set(head, 0);
+  for (let i = 0; i < whole; i++) gte[head.length + i] = (path[2 * i] << 4) | path[2 * i + 1];
+  if (odd) gte[head.length + whole] = path[path.length - 1] << 4;
+  // The bound after every key starting with `gte`'s bits: add one at the path's last nibble.
+  const lt = gte.slice();
+  let at = lt.length - 1;
+  let carry = odd ? 0x10 : 1;
+  while (carry && at >= 0) {
+    const v = lt[at] + carry;
+    lt[at] = v & 0xff;
+    carry = v >> 8;
+    at--;
+  }
+  return { gte, lt };
+}
+
+/** The trie leaf of a stored leaf value: an account's full RLP, a slot's RLP. */
+export function leafValue(owner: Bytes | undefined, stored: Bytes): Bytes {
+  if (owner) return RLP.encode(stored);
+  // A fork's deleted account is kept as its DELETED_ACCOUNT leaf (not a list).
+  return stored.length && stored[0] >= 0xc0 ? fullAccount(stored) : stored;
+}
+
+/** The puts of a range's entries: keys (after `prefixLength` bytes) as nibbles, leaf values. */
+export function putsOf(owner: Bytes | undefined, entries: [Bytes, Bytes][]): Put[] {
+  const skip = leafPrefix(owner).length;
+  return entries.map(([k, v]) => [keyToNibbles(k.subarray(skip)), leafValue(owner, v)] as const);
+}
+
+/** A forward diff as its blocks wrote it (chainStore.ts StateDiffRecord). */
+export interface LeafDiff {
+  accounts: { address: Bytes; rlp: Bytes | null }[];
+  clearedStorage: Bytes[];
+  storage: { address: Bytes; slot: Bytes; value: Bytes }[];
+}
+
+/** A fork's deleted account, as its trie keeps it (forkState.ts DELETED_ACCOUNT): RLP of empty. */
+const DELETED = Uint8Array.of(0x80);
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Leaf changes of several blocks folded in order: per key the newest value (null: deleted), and
+ * the storage tries a block cleared (their leaves on disk go before the puts land).
+ */
+export class LeafChanges {
+  /** latin1 of the key -> value (null: delete). */
+  readonly puts = new Map<string, Bytes | null>();
+  /** latin1 of keys.hashedStoragePrefix(owner) of the cleared storage tries. */
+  readonly cleared = new Set<string>();
+
+  /**
+   * Adds one block's diff. `keepDeletions`: a fork, whose tries keep a deleted account and a
+   * zeroed slot as leaves (decision 0302), so those are values here, not deletions.
+   */
+  add(d: LeafDiff, keepDeletions: boolean): void {
+    for (const address of d.clearedStorage) {
+      const prefix = latin1(keys.hashedStoragePrefix(keccak256(address)));
+      for (const k of this.puts.keys()) if (k.startsWith(prefix)) this.puts.delete(k);
+      this.cleared.add(prefix);
+    }
+    const owners = new Map<string, Bytes>();
+    for (const s of d.storage) {
+      const a = latin1(s.address);
+      let owner = owners.get(a);
+      if (!owner) {
+        owner = keccak256(s.address);
+        owners.set(a, owner);
+      }
+      const key = latin1(keys.hashedStorage(owner, keccak256(s.slot)));
+      this.puts.set(key, s.value.length ? s.value : keepDeletions ? EMPTY : null);
+    }
+    for (const a of d.accounts) {
+      const key = latin1(keys.hashedAccount(keccak256(a.address)));
+      this.puts.set(key, a.rlp ? slimAccount(a.rlp) : keepDeletions ? DELETED : null);
+    }
+  }
+}

@@ -1,0 +1,214 @@
+// The disk layer keeps its leaves and the top of its trie, and makes the deeper nodes from the
+// leaves when a read needs them (decision 0650): every account and slot of a flushed state reads
+// back through a trie with no node in memory, on a real LevelDB, for a chain and for a fork.
+import fs from 'node:fs';
+import { RLP } from '@ethereumjs/rlp';
+import { Account } from '@ethereumjs/util';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
+import { bytesToHex, hexToBytes } from '../src/primitives/hex.js';
+import { DELETED_ACCOUNT } from '../src/state/forkState.js';
+import { encodeAccount } from '../src/state/accountCodec.js';
+import type { StateDiff } from '../src/state/journaledState.js';
+import { computeStateRoot } from '../src/state/stateRoot.js';
+import { openTrie } from '../src/state/trieAdapter.js';
+import type { StateReader } from '../src/state/stateReader.js';
+import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { rangeUnder, WRITTEN_DEPTH } from '../src/storage/hashedState.js';
+import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
+import { tempDir } from './node-helpers.js';
+import { rng } from './rng.js';
+
+const dirs: string[] = [];
+const stores: ChainStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close().catch(() => {});
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+describe('rangeUnder', () => {
+  it('bounds the keys under a path of either parity, carrying past 0xf and 0xff', () => {
+    const r = (path: number[]) => {
+      const { gte, lt } = rangeUnder(undefined, Uint8Array.from(path));
+      return [hex(gte), hex(lt)];
+    };
+    // 'h' is 0x68; the next kind's first key is the bound of the whole trie.
+    expect(r([])).toEqual(['68', '69']);
+    expect(r([0xa])).toEqual(['68a0', '68b0']);
+    expect(r([0xa, 0xb])).toEqual(['68ab', '68ac']);
+    expect(r([0xf])).toEqual(['68f0', '6900']);
+    expect(r([0xf, 0xf, 0xf])).toEqual(['68fff0', '690000']);
+    const owner = new Uint8Array(32).fill(0x11);
+    const s = rangeUnder(owner, Uint8Array.of(2, 3, 4));
+    expect(hex(s.gte)).toBe(`67${'11'.repeat(32)}2340`);
+    expect(hex(s.lt)).toBe(`67${'11'.repeat(32)}2350`);
+  });
+});
+
+/** Address i (big-endian in the last 4 bytes). */
+const address = (i: number) => {
+  const a = new Uint8Array(20);
+  new DataView(a.buffer).setUint32(16, i);
+  return a;
+};
+const slotKey = (i: number) => {
+  const s = new Uint8Array(32);
+  new DataView(s.buffer).setUint32(28, i);
+  return bytesToHex(s);
+};
+
+describe.each([
+  ['a chain', false],
+  ['a fork (deletions kept as leaves)', true],
+])('the disk layer of %s', (_, fork) => {
+  it('reads every account and slot back through nodes made from its leaves, before and after a restart', async () => {
+    await initKeccak();
+    const dir = tempDir('wharf-hashed-');
+    dirs.push(dir);
+    // Every block merged at once, a flush every 4 blocks, no clean cache: after the flushes a
+    // read below the written depth can only be answered by making the node.
+    const limits = { window: 1, maxBytes: 1 << 30, flushBytes: 1 << 30, flushBlocks: 4, cleanBytes: 0 };
+    let store = await ChainStore.open(dir, limits);
+    stores.push(store);
+    store.tombstones = fork;
+    const nodes = {
+      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
+      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
+    };
+    // The model: every account and slot as it should be.
+    const accounts = new Map<string, Account | null>();
+    const slots = new Map<string, Map<string, Uint8Array>>();
+    const base: StateReader = {
+      readAccount: async (a) => accounts.get(bytesToHex(a)) ?? undefined,
+      readStorage: async () => new Uint8Array(0),
+      readCode: async () => new Uint8Array(0),
+    };
+    const random = rng(fork ? 7 : 3);
+    const pick = (n: number) => Math.floor(random() * n);
+    const contracts: string[] = [1, 2, 3].map((i) => bytesToHex(address(1_000_000 + i)));
+    const roots: Uint8Array[] = [];
+    let root = EMPTY_TRIE_ROOT;
+    let next = 1;
+    const BLOCKS = 14;
+    for (let b = 0; b < BLOCKS; b++) {
+      const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
+      // Fresh accounts, changed ones, deleted ones.
+      for (let i = 0; i < 400; i++)
+        diff.accounts.set(bytesToHex(address(next++)), new Account(1n, BigInt(next)));
+      const live = [...accounts].filter(([k, a]) => a && !contracts.includes(k)).map(([k]) => k);
+      for (let i = 0; i < 60 && live.length; i++) {
+        const k = live[pick(live.length)];
+        const a = accounts.get(k)!;
+        diff.accounts.set(k, new Account(a.nonce + 1n, a.balance + 5n, a.storageRoot, a.codeHash));
+      }
+      for (let i = 0; i < 15 && live.length; i++) diff.accounts.set(live[pick(live.length)], null);
+      // Contracts' slots: set, changed, zeroed; one contract's storage cleared in block 9.
+      const cleared: Uint8Array[] = [];
+      for (const c of contracts) {
+        const a = accounts.get(c) ?? new Account(1n, 1n);
+        diff.accounts.set(c, new Account(a.nonce, a.balance, a.storageRoot, a.codeHash));
+        const clear = b === 9 && c === contracts[0];
+        if (clear) cleared.push(hexToBytes(c));
+        const set = new Map<string, Uint8Array>();
+        for (let i = 0; i < 40; i++)
+          set.set(slotKey(pick(300)), i % 5 === 0 ? new Uint8Array(0) : Uint8Array.of(b + 1, i));
+        diff.storage.set(c, { cleared: clear, slots: set });
+      }
+      const r = await computeStateRoot(root, base, diff, nodes, undefined, fork);
+      const w: BlockWrite = {
+        hash: new Uint8Array(32).fill(b + 1),
+        number: BigInt(b),
+        rlp: Uint8Array.of(0xc0),
+        receipts: Uint8Array.of(0xc0),
+        senders: new Uint8Array(0),
+        txHashes: [],
+        accounts: new Map(),
+        clearedStorage: cleared,
+        storage: [],
+        code: [],
+        nodes: r.nodes,
+      };
+      for (const [k, a] of r.accounts) {
+        w.accounts.set(k, { address: hexToBytes(k), rlp: a ? a.serialize() : null });
+        accounts.set(k, a);
+      }
+      for (const [c, s] of diff.storage) {
+        const m = s.cleared ? new Map() : (slots.get(c) ?? new Map());
+        for (const [slot, v] of s.slots) {
+          m.set(slot, v);
+          w.storage.push({ address: hexToBytes(c), slot: hexToBytes(slot), value: v });
+        }
+        slots.set(c, m);
+      }
+      await store.writeBlock(w);
+      root = r.root;
+      roots.push(root);
+    }
+    await store.flushed();
+    expect(store.written.flushes).toBe(3);
+    expect(store.written.leafFlushBytes).toBeGreaterThan(0);
+
+    /** The head's state (the model's), read through a trie with nothing loaded. */
+    const expectHead = async () => {
+      const trie = openTrie(root, nodes);
+      let checked = 0;
+      for (const [k, a] of accounts) {
+        const leaf = await trie.get(keccak256(hexToBytes(k)));
+        if (a) expect(leaf && hex(leaf)).toBe(hex(encodeAccount(a)));
+        else if (fork) expect(leaf && hex(leaf)).toBe(hex(DELETED_ACCOUNT));
+        else expect(leaf).toBeUndefined();
+        checked++;
+      }
+      for (const [c, m] of slots) {
+        const st = openTrie(accounts.get(c)!.storageRoot, nodes, keccak256(hexToBytes(c)));
+        for (const [slot, v] of m) {
+          const leaf = await st.get(keccak256(hexToBytes(slot)));
+          if (v.length || fork) expect(leaf && hex(leaf)).toBe(hex(RLP.encode(v)));
+          else expect(leaf).toBeUndefined();
+          checked++;
+        }
+      }
+      return checked;
+    };
+    // The head (block 13) is past the disk layer (block 11): its newest two blocks are diff
+    // layers; everything below them is made.
+    const made = store.readKeys.nodesMade;
+    expect(await expectHead()).toBeGreaterThan(5_000);
+    expect(store.readKeys.nodesMade - made).toBeGreaterThan(100);
+    await store.close();
+    stores.splice(0);
+
+    // On disk: the leaves, and no node below the written depth.
+    const trieDb = new ClassicLevel<Uint8Array, Uint8Array>(`${dir}-trie`, {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    const depths: number[] = [];
+    let leaves = 0;
+    for await (const k of trieDb.keys()) {
+      if (k[0] === 0x41) depths.push(k.length - 1);
+      else if (k[0] === 0x53) depths.push(k.length - 33);
+      else if (k[0] === 0x68 || k[0] === 0x67) leaves++;
+    }
+    await trieDb.close();
+    expect(Math.max(...depths)).toBe(WRITTEN_DEPTH);
+    // Block 11's accounts (400 a block, at most 15 a block deleted) and its contracts' slots.
+    expect(leaves).toBeGreaterThan(400 * 12 - 15 * 12);
+
+    // Reopened: the disk layer alone (block 11) answers for its block's state.
+    store = await ChainStore.open(dir, limits);
+    stores.push(store);
+    expect(store.stateLayerStart).toBe(12n);
+    const trie = openTrie(roots[11], nodes);
+    // Accounts created in blocks 12 and 13 are not in block 11's state; every older one reads.
+    let found = 0;
+    for (let i = 1; i <= 400 * 12; i++) if (await trie.get(keccak256(address(i)))) found++;
+    expect(found).toBeGreaterThan(400 * 12 - 15 * 12);
+    expect(await trie.get(keccak256(address(400 * 12 + 1)))).toBeUndefined();
+    const proof = await trie.createProof(keccak256(address(5)));
+    expect(proof.length).toBeGreaterThan(WRITTEN_DEPTH);
+  });
+});
