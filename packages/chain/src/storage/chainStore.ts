@@ -933,7 +933,7 @@ export class ChainStore {
         // A cleared storage trie's old leaves first: the puts after them are its new ones.
         for (const key of gone) batch.del(key);
         if (leaves)
-          for (const [k, v] of leaves.puts) {
+          for (const [k, v] of leaves.entries()) {
             if (i++ % BATCH_SLICE === 0) await nextTurn();
             const key = fromLatin1(k);
             if (v) batch.put(key, v);

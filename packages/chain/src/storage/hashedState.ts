@@ -98,11 +98,14 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * Leaf changes of several blocks folded in order: per key the newest value (null: deleted), and
- * the storage tries a block cleared (their leaves on disk go before the puts land).
+ * the storage tries a block cleared (their leaves on disk go before the puts land). Slots are kept
+ * per storage trie, so that a clear drops that trie's earlier puts without looking at the others'.
  */
 export class LeafChanges {
-  /** latin1 of the key -> value (null: delete). */
-  readonly puts = new Map<string, Bytes | null>();
+  /** latin1 of keys.hashedAccount -> value (null: delete). */
+  private readonly accounts = new Map<string, Bytes | null>();
+  /** latin1 of keys.hashedStoragePrefix(owner) -> latin1 of keccak(slot) -> value (null: delete). */
+  private readonly slots = new Map<string, Map<string, Bytes | null>>();
   /** latin1 of keys.hashedStoragePrefix(owner) of the cleared storage tries. */
   readonly cleared = new Set<string>();
 
@@ -113,23 +116,33 @@ export class LeafChanges {
   add(d: LeafDiff, keepDeletions: boolean): void {
     for (const address of d.clearedStorage) {
       const prefix = latin1(keys.hashedStoragePrefix(keccak256(address)));
-      for (const k of this.puts.keys()) if (k.startsWith(prefix)) this.puts.delete(k);
+      this.slots.delete(prefix);
       this.cleared.add(prefix);
     }
-    const owners = new Map<string, Bytes>();
+    const owners = new Map<string, Map<string, Bytes | null>>();
     for (const s of d.storage) {
       const a = latin1(s.address);
-      let owner = owners.get(a);
-      if (!owner) {
-        owner = keccak256(s.address);
-        owners.set(a, owner);
+      let trie = owners.get(a);
+      if (!trie) {
+        const prefix = latin1(keys.hashedStoragePrefix(keccak256(s.address)));
+        trie = this.slots.get(prefix);
+        if (!trie) {
+          trie = new Map();
+          this.slots.set(prefix, trie);
+        }
+        owners.set(a, trie);
       }
-      const key = latin1(keys.hashedStorage(owner, keccak256(s.slot)));
-      this.puts.set(key, s.value.length ? s.value : keepDeletions ? EMPTY : null);
+      trie.set(latin1(keccak256(s.slot)), s.value.length ? s.value : keepDeletions ? EMPTY : null);
     }
     for (const a of d.accounts) {
       const key = latin1(keys.hashedAccount(keccak256(a.address)));
-      this.puts.set(key, a.rlp ? slimAccount(a.rlp) : keepDeletions ? DELETED : null);
+      this.accounts.set(key, a.rlp ? slimAccount(a.rlp) : keepDeletions ? DELETED : null);
     }
+  }
+
+  /** Every changed leaf: its key (latin1) and value (null: delete). */
+  *entries(): Generator<[key: string, value: Bytes | null]> {
+    yield* this.accounts;
+    for (const [prefix, trie] of this.slots) for (const [slot, v] of trie) yield [prefix + slot, v];
   }
 }
