@@ -92,9 +92,9 @@ describe('the trie database at open', () => {
       await chain.put(keys.trieReset, trieResetValue(5n));
       await trie.put(keys.stateLayer, u64(40n));
       await trie.put(keys.accountNode(Uint8Array.of(3)), node(3));
-      await trie.put(keys.accountLeaves(Uint8Array.of(3, 3, 3)), Uint8Array.of(0xc4, 1, 2, 0x80, 0x80));
+      await trie.put(keys.hashedAccount(new Uint8Array(32).fill(3)), Uint8Array.of(0xc4, 1, 2, 0x80, 0x80));
       await trie.put(
-        keys.storageLeaves(new Uint8Array(32).fill(3), Uint8Array.of(4, 4, 4)),
+        keys.hashedStorage(new Uint8Array(32).fill(3), new Uint8Array(32).fill(4)),
         Uint8Array.of(9),
       );
     });

@@ -36,15 +36,7 @@ import { CleanNodes } from './cleanNodes.js';
 import { type Flush, fromLatin1, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
 import type { PathNode } from './pathNodes.js';
-import {
-  applyChanges,
-  BucketWriter,
-  bucketsUnder,
-  isStoredDepth,
-  LeafChanges,
-  pathLengthOfName,
-  putsUnder,
-} from './hashedState.js';
+import { isStoredDepth, LeafChanges, pathLengthOfName, putsOf, rangeUnder } from './hashedState.js';
 import { buildSubtree } from '../trie/subtree.js';
 import { trieLeaves } from '../trie/leaves.js';
 import { EMPTY_TRIE_ROOT } from '../trie/merkleTrie.js';
@@ -316,7 +308,7 @@ export class ChainStore {
   /**
    * Converts a disk layer that stores every node (before decision 0650): its leaves, read from
    * its trie at `root` (the state root at block keys.stateLayer - 1; the empty root: none), are
-   * written in buckets (keys.accountLeaves / keys.storageLeaves), then keys.trieFormat, synced; then the
+   * written as keys.hashedAccount / keys.hashedStorage, then keys.trieFormat, synced; then the
    * nodes below the written depth are deleted. A crash before the format key lands leaves the
    * old format whole (converted again at the next open); after it, at worst nodes no read asks
    * for. Returns the leaves written.
@@ -333,28 +325,20 @@ export class ChainStore {
       await batch.write();
       batch = db.batch();
     };
-    const put = async (bucket: [Bytes, Bytes] | undefined) => {
-      if (!bucket) return;
-      batch.put(bucket[0], bucket[1]);
-      await step();
-    };
-    // The walk gives each trie's leaves in key order: a bucket is done when the next leaf is not
-    // in it.
-    const accounts = new BucketWriter();
     if (!sameHash(root, EMPTY_TRIE_ROOT))
       for await (const [nibbles, leaf] of trieLeaves(root, reader())) {
         const owner = nibblesToBytes(nibbles);
         // A fork's deleted account is its DELETED_ACCOUNT leaf, not an account's list.
         const isAccount = leaf[0] >= 0xc0;
-        await put(accounts.add(undefined, owner, isAccount ? slimAccount(leaf) : leaf));
+        batch.put(keys.hashedAccount(owner), isAccount ? slimAccount(leaf) : leaf);
+        await step();
         const storageRoot = isAccount ? createAccountFromRLP(leaf).storageRoot : EMPTY_TRIE_ROOT;
         if (sameHash(storageRoot, EMPTY_TRIE_ROOT)) continue;
-        const slots = new BucketWriter();
-        for await (const [slot, value] of trieLeaves(storageRoot, reader(owner)))
-          await put(slots.add(owner, nibblesToBytes(slot), RLP.decode(value) as Bytes));
-        await put(slots.take());
+        for await (const [slot, value] of trieLeaves(storageRoot, reader(owner))) {
+          batch.put(keys.hashedStorage(owner, nibblesToBytes(slot)), RLP.decode(value) as Bytes);
+          await step();
+        }
       }
-    await put(accounts.take());
     batch.put(keys.trieFormat, TRIE_FORMAT);
     await batch.write({ sync: true } as never);
     const leaves = n;
@@ -619,12 +603,12 @@ export class ChainStore {
    * down the same path find them there.
    */
   private async makeNode(hash: Bytes, path: Bytes, owner: Bytes | undefined): Promise<Bytes | undefined> {
-    const buckets = bucketsUnder(owner, path);
-    const puts = putsUnder(owner, path, buckets, await this.fromDb(buckets, this.trie));
+    const { gte, lt } = rangeUnder(owner, path);
+    const entries = await this.trie.db.iterator({ gte, lt, snapshot: this.trie.view }).all();
     this.readKeys.nodesMade++;
-    this.readKeys.leavesRead += puts.length;
-    if (!puts.length) return undefined;
-    const { ref, nodes } = buildSubtree(puts, path);
+    this.readKeys.leavesRead += entries.length;
+    if (!entries.length) return undefined;
+    const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
     if (!sameHash(ref, hash)) return undefined;
     for (const [h, enc, p] of nodes) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
     // A copy: the encoding is a view into a slab the trie's encoder shares (pathLayers.ts).
@@ -891,24 +875,7 @@ export class ChainStore {
     return changes;
   }
 
-  /**
-   * The buckets `leaves` changes, as they will be: each read from the disk (one `getMany`; a
-   * cleared storage trie's start empty) with its changes applied. Undefined: no leaf left.
-   */
-  private async changedBuckets(leaves: LeafChanges): Promise<[Bytes, Bytes | undefined][]> {
-    const list = [...leaves.buckets()];
-    const ks = list.map(([k]) => fromLatin1(k));
-    const stored = ks.length ? await this.trie.db.getMany(ks, { snapshot: this.trie.view }) : [];
-    const out: [Bytes, Bytes | undefined][] = [];
-    for (let i = 0; i < list.length; i++) {
-      if (i % BATCH_SLICE === 0) await nextTurn();
-      const [, changes, cleared] = list[i];
-      out.push([ks[i], applyChanges(cleared ? undefined : stored[i], changes)]);
-    }
-    return out;
-  }
-
-  /** The keys on disk of the buckets of the storage tries `leaves` clears. */
+  /** The keys on disk of the leaves of the storage tries `leaves` clears. */
   private async clearedLeafKeys(leaves: LeafChanges): Promise<Bytes[]> {
     const out: Bytes[] = [];
     for (const prefix of leaves.cleared) {
@@ -954,7 +921,6 @@ export class ChainStore {
         // reads of the same database (and the leaves' deletions need the disk's keys).
         const leaves = allNodes ? undefined : await this.leafChangesOf(f.from, f.next);
         const gone = leaves ? await this.clearedLeafKeys(leaves) : [];
-        const buckets = leaves ? await this.changedBuckets(leaves) : [];
         const batch = this.trie.db.batch();
         let i = 0;
         for (const [name, enc] of f.entries()) {
@@ -964,14 +930,16 @@ export class ChainStore {
           batch.put(fromLatin1(name), enc);
           this.written.trieFlushBytes += name.length + enc.length;
         }
-        // A cleared storage trie's old buckets first: the puts after them are its new ones.
+        // A cleared storage trie's old leaves first: the puts after them are its new ones.
         for (const key of gone) batch.del(key);
-        for (const [key, v] of buckets) {
-          if (i++ % BATCH_SLICE === 0) await nextTurn();
-          if (v) batch.put(key, v);
-          else batch.del(key);
-          this.written.leafFlushBytes += key.length + (v?.length ?? 0);
-        }
+        if (leaves)
+          for (const [k, v] of leaves.entries()) {
+            if (i++ % BATCH_SLICE === 0) await nextTurn();
+            const key = fromLatin1(k);
+            if (v) batch.put(key, v);
+            else batch.del(key);
+            this.written.leafFlushBytes += key.length + (v?.length ?? 0);
+          }
         batch.put(keys.stateLayer, u64(f.next));
         const diffs = split ? this.main.db.batch() : batch;
         for (let n = f.from; n < f.next; n++) diffs.del(keys.stateDiff(n));

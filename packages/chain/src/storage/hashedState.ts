@@ -1,20 +1,13 @@
 /**
- * The disk layer's leaves, in buckets keyed as the trie keys them (decision 0650): every account
- * under the first 6 nibbles of keccak(address) (`keys.accountLeaves`) and every slot under
- * keccak(address) + the first 6 nibbles of keccak(slot) (`keys.storageLeaves`), as of the disk
- * layer's block. A node below the written depth is made from the buckets under its path when a
- * read needs it (trie/subtree.ts) rather than stored: a flush writes the changed buckets (~1.2
- * leaves of ~50 bytes each at 3.6 million accounts) and the nodes of the top `WRITTEN_DEPTH`
- * levels, not the ~6 nodes an account's path rewrites.
+ * The disk layer's leaves, keyed as the trie keys them (decision 0650): every account at
+ * keccak(address) (`keys.hashedAccount`) and every slot at keccak(address) + keccak(slot)
+ * (`keys.hashedStorage`), as of the disk layer's block. The leaves under a trie path are then one
+ * key range, and a node below the written depth is made from that range when a read needs it
+ * (trie/subtree.ts) rather than stored: a flush writes the changed leaves (~50 bytes an account)
+ * and the nodes of the top `WRITTEN_DEPTH` levels, not the ~6 nodes an account's path rewrites.
  *
  *   path length <= WRITTEN_DEPTH   keys.accountNode / keys.storageNode, as decision 0211
  *   path length >  WRITTEN_DEPTH   made from the leaves under the path, checked by its keccak
- *
- * Why buckets, not a key per leaf: the leaves under a path are then found by point reads, which
- * go to LevelDB's threads in one `getMany` with every other read of the turn (decision 0431). A
- * range read is an iterator, made on the main thread (~90 µs each with its close and its garbage,
- * measured: docs/perf/2026-11-29-leaves.md). A node at depth 6 or deeper is in one bucket; at
- * depth 5, 16; at depth 4, 256 (at the hour's size those are in memory: every block touches them).
  *
  * A flush's leaves are its blocks' forward diffs (keys.stateDiff, still on disk until the flush
  * lands), folded in block order: nothing besides the diff layers' nodes is held in memory.
@@ -31,17 +24,11 @@ type Bytes = Uint8Array;
 
 /**
  * Nodes whose path is at most this many nibbles are stored; deeper ones are made. At 3.6 million
- * accounts a depth-4 subtree holds ~55 of them, a depth-5 one ~3.4. Depth 3 is 4,369 nodes
- * (~2.3 MB) at most per flush; depth 4 would be 69,905 (~37 MB), the part of decision 0211's
- * flushes that made them large.
+ * accounts a depth-4 subtree holds ~55 of them, a depth-5 one ~3.4: a node made at depth 4 costs
+ * one range read of ~3 KB and ~60 keccaks. Depth 3 is 4,369 nodes (~2.3 MB) at most per flush;
+ * depth 4 would be 69,905 (~37 MB), the part of decision 0211's flushes that made them large.
  */
 export const WRITTEN_DEPTH = 3;
-
-/** A bucket holds the leaves whose keys share their first 6 nibbles (16.8 million buckets a trie). */
-export const BUCKET_BYTES = 3;
-const BUCKET_NIBBLES = 2 * BUCKET_BYTES;
-/** What a leaf's key has past its bucket: 29 bytes of a 32-byte keccak. */
-const SUFFIX_BYTES = 32 - BUCKET_BYTES;
 
 const ACCOUNT_NODE = 'A'.charCodeAt(0);
 /** 'S' + owner (32 bytes) before a storage node's path. */
@@ -55,59 +42,34 @@ export function pathLengthOfName(name: string): number {
 /** Whether the node at a path this long is stored, not made. */
 export const isStoredDepth = (pathLength: number) => pathLength <= WRITTEN_DEPTH;
 
-/** The key of the bucket of trie `owner` (none: the account trie) holding `key` (its first 3 bytes count). */
-export function bucketKey(owner: Bytes | undefined, key: Bytes): Bytes {
-  const head = key.subarray(0, BUCKET_BYTES);
-  return owner ? keys.storageLeaves(owner, head) : keys.accountLeaves(head);
+/** The key prefix of the leaves of the trie `owner` (none: the account trie). */
+export function leafPrefix(owner: Bytes | undefined): Bytes {
+  return owner ? keys.hashedStoragePrefix(owner) : keys.hashedAccount(new Uint8Array(0));
 }
 
 /**
- * The keys of the buckets holding the leaves under trie path `path` (nibbles) of the trie
- * `owner`, in key order: one for a path of 6 nibbles or more, 16^(6 - length) for a shorter one.
+ * The key range [gte, lt) of the leaves under trie path `path` (nibbles) of the trie `owner`. An
+ * odd path's last nibble is the high half of the next byte.
  */
-export function bucketsUnder(owner: Bytes | undefined, path: Bytes): Bytes[] {
-  const fixed = Math.min(path.length, BUCKET_NIBBLES);
-  const free = BUCKET_NIBBLES - fixed;
-  const out: Bytes[] = [];
-  const head = new Uint8Array(BUCKET_BYTES);
-  for (let v = 0; v < 1 << (4 * free); v++) {
-    for (let i = 0; i < BUCKET_NIBBLES; i++) {
-      const nibble = i < fixed ? path[i] : (v >> (4 * (BUCKET_NIBBLES - 1 - i))) & 0xf;
-      if (i & 1) head[i >> 1] |= nibble;
-      else head[i >> 1] = nibble << 4;
-    }
-    out.push(bucketKey(owner, head));
+export function rangeUnder(owner: Bytes | undefined, path: Bytes): { gte: Bytes; lt: Bytes } {
+  const head = leafPrefix(owner);
+  const whole = path.length >> 1;
+  const odd = path.length & 1;
+  const gte = new Uint8Array(head.length + whole + odd);
+  gte.set(head, 0);
+  for (let i = 0; i < whole; i++) gte[head.length + i] = (path[2 * i] << 4) | path[2 * i + 1];
+  if (odd) gte[head.length + whole] = path[path.length - 1] << 4;
+  // The bound after every key starting with `gte`'s bits: add one at the path's last nibble.
+  const lt = gte.slice();
+  let at = lt.length - 1;
+  let carry = odd ? 0x10 : 1;
+  while (carry && at >= 0) {
+    const v = lt[at] + carry;
+    lt[at] = v & 0xff;
+    carry = v >> 8;
+    at--;
   }
-  return out;
-}
-
-/** A bucket's leaves: [29-byte key suffix][u8 value length][value], sorted by suffix. */
-export function decodeBucket(value: Bytes): [suffix: Bytes, leaf: Bytes][] {
-  const out: [Bytes, Bytes][] = [];
-  for (let at = 0; at < value.length; ) {
-    const n = value[at + SUFFIX_BYTES];
-    const end = at + SUFFIX_BYTES + 1 + n;
-    if (end > value.length) throw new Error('a leaf bucket is damaged: an entry runs past its end');
-    out.push([value.subarray(at, at + SUFFIX_BYTES), value.subarray(at + SUFFIX_BYTES + 1, end)]);
-    at = end;
-  }
-  return out;
-}
-
-/** The bucket of these leaves (sorted by suffix; a value is at most 255 bytes: a slim account). */
-export function encodeBucket(entries: readonly (readonly [Bytes, Bytes])[]): Bytes {
-  let size = 0;
-  for (const [, v] of entries) size += SUFFIX_BYTES + 1 + v.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const [suffix, v] of entries) {
-    if (v.length > 0xff) throw new Error(`a leaf of ${v.length} bytes does not fit a bucket entry`);
-    out.set(suffix, at);
-    out[at + SUFFIX_BYTES] = v.length;
-    out.set(v, at + SUFFIX_BYTES + 1);
-    at += SUFFIX_BYTES + 1 + v.length;
-  }
-  return out;
+  return { gte, lt };
 }
 
 /** The trie leaf of a stored leaf value: an account's full RLP, a slot's RLP. */
@@ -117,36 +79,10 @@ export function leafValue(owner: Bytes | undefined, stored: Bytes): Bytes {
   return stored.length && stored[0] >= 0xc0 ? fullAccount(stored) : stored;
 }
 
-/**
- * The puts (sorted) of the leaves under `path` in the buckets `keys` (as bucketsUnder gave them,
- * in order) whose values are `values` (undefined: an empty bucket).
- */
-export function putsUnder(
-  owner: Bytes | undefined,
-  path: Bytes,
-  bucketKeys: Bytes[],
-  values: (Bytes | undefined)[],
-): Put[] {
-  const puts: Put[] = [];
-  const skip = bucketKeys[0].length - BUCKET_BYTES;
-  for (let b = 0; b < bucketKeys.length; b++) {
-    const v = values[b];
-    if (!v?.length) continue;
-    const head = keyToNibbles(bucketKeys[b].subarray(skip));
-    for (const [suffix, leaf] of decodeBucket(v)) {
-      const nibbles = new Uint8Array(64);
-      nibbles.set(head, 0);
-      nibbles.set(keyToNibbles(suffix), BUCKET_NIBBLES);
-      if (!startsWith(nibbles, path)) continue;
-      puts.push([nibbles, leafValue(owner, leaf)]);
-    }
-  }
-  return puts;
-}
-
-function startsWith(nibbles: Bytes, path: Bytes): boolean {
-  for (let i = 0; i < path.length; i++) if (nibbles[i] !== path[i]) return false;
-  return true;
+/** The puts of a range's entries: keys (after `prefixLength` bytes) as nibbles, leaf values. */
+export function putsOf(owner: Bytes | undefined, entries: [Bytes, Bytes][]): Put[] {
+  const skip = leafPrefix(owner).length;
+  return entries.map(([k, v]) => [keyToNibbles(k.subarray(skip)), leafValue(owner, v)] as const);
 }
 
 /** A forward diff as its blocks wrote it (chainStore.ts StateDiffRecord). */
@@ -160,20 +96,17 @@ export interface LeafDiff {
 const DELETED = Uint8Array.of(0x80);
 const EMPTY = new Uint8Array(0);
 
-/** latin1 of a bucket key -> latin1 of a leaf's suffix -> its value (null: delete). */
-type Buckets = Map<string, Map<string, Bytes | null>>;
-
 /**
- * Leaf changes of several blocks folded in order, by bucket: per leaf the newest value (null:
- * deleted), and the storage tries a block cleared (their buckets on disk go before the new ones
- * land). Slots are kept per storage trie, so that a clear drops that trie's earlier changes
- * without looking at the others'.
+ * Leaf changes of several blocks folded in order: per key the newest value (null: deleted), and
+ * the storage tries a block cleared (their leaves on disk go before the puts land). Slots are kept
+ * per storage trie, so that a clear drops that trie's earlier puts without looking at the others'.
  */
 export class LeafChanges {
-  private readonly accounts: Buckets = new Map();
-  /** latin1 of keys.storageLeavesPrefix(owner) -> that trie's buckets. */
-  private readonly slots = new Map<string, Buckets>();
-  /** latin1 of keys.storageLeavesPrefix(owner) of the cleared storage tries. */
+  /** latin1 of keys.hashedAccount -> value (null: delete). */
+  private readonly accounts = new Map<string, Bytes | null>();
+  /** latin1 of keys.hashedStoragePrefix(owner) -> latin1 of keccak(slot) -> value (null: delete). */
+  private readonly slots = new Map<string, Map<string, Bytes | null>>();
+  /** latin1 of keys.hashedStoragePrefix(owner) of the cleared storage tries. */
   readonly cleared = new Set<string>();
 
   /**
@@ -182,105 +115,34 @@ export class LeafChanges {
    */
   add(d: LeafDiff, keepDeletions: boolean): void {
     for (const address of d.clearedStorage) {
-      const prefix = latin1(keys.storageLeavesPrefix(keccak256(address)));
+      const prefix = latin1(keys.hashedStoragePrefix(keccak256(address)));
       this.slots.delete(prefix);
       this.cleared.add(prefix);
     }
-    const owners = new Map<string, { owner: Bytes; buckets: Buckets }>();
+    const owners = new Map<string, Map<string, Bytes | null>>();
     for (const s of d.storage) {
       const a = latin1(s.address);
       let trie = owners.get(a);
       if (!trie) {
-        const owner = keccak256(s.address);
-        const prefix = latin1(keys.storageLeavesPrefix(owner));
-        let buckets = this.slots.get(prefix);
-        if (!buckets) {
-          buckets = new Map();
-          this.slots.set(prefix, buckets);
+        const prefix = latin1(keys.hashedStoragePrefix(keccak256(s.address)));
+        trie = this.slots.get(prefix);
+        if (!trie) {
+          trie = new Map();
+          this.slots.set(prefix, trie);
         }
-        trie = { owner, buckets };
         owners.set(a, trie);
       }
-      const slot = keccak256(s.slot);
-      set(
-        trie.buckets,
-        bucketKey(trie.owner, slot),
-        slot,
-        s.value.length ? s.value : keepDeletions ? EMPTY : null,
-      );
+      trie.set(latin1(keccak256(s.slot)), s.value.length ? s.value : keepDeletions ? EMPTY : null);
     }
     for (const a of d.accounts) {
-      const hash = keccak256(a.address);
-      set(
-        this.accounts,
-        bucketKey(undefined, hash),
-        hash,
-        a.rlp ? slimAccount(a.rlp) : keepDeletions ? DELETED : null,
-      );
+      const key = latin1(keys.hashedAccount(keccak256(a.address)));
+      this.accounts.set(key, a.rlp ? slimAccount(a.rlp) : keepDeletions ? DELETED : null);
     }
   }
 
-  /** Every changed bucket: its key (latin1), its changes, and whether its trie was cleared. */
-  *buckets(): Generator<[key: string, changes: Map<string, Bytes | null>, cleared: boolean]> {
-    for (const [k, changes] of this.accounts) yield [k, changes, false];
-    for (const [prefix, buckets] of this.slots)
-      for (const [k, changes] of buckets) yield [k, changes, this.cleared.has(prefix)];
-  }
-}
-
-function set(buckets: Buckets, bucket: Bytes, key: Bytes, value: Bytes | null): void {
-  const b = latin1(bucket);
-  let changes = buckets.get(b);
-  if (!changes) {
-    changes = new Map();
-    buckets.set(b, changes);
-  }
-  changes.set(latin1(key.subarray(BUCKET_BYTES)), value);
-}
-
-/**
- * A bucket as stored (undefined: none) with `changes` applied: its new value, or undefined when
- * no leaf is left (the key is deleted).
- */
-export function applyChanges(
-  stored: Bytes | undefined,
-  changes: Map<string, Bytes | null>,
-): Bytes | undefined {
-  const leaves = new Map<string, Bytes>();
-  if (stored) for (const [suffix, v] of decodeBucket(stored)) leaves.set(latin1(suffix), v);
-  for (const [suffix, v] of changes) {
-    if (v === null) leaves.delete(suffix);
-    else leaves.set(suffix, v);
-  }
-  if (!leaves.size) return undefined;
-  // latin1 strings compare as their bytes do.
-  const sorted = [...leaves].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-  return encodeBucket(sorted.map(([s, v]) => [Buffer.from(s, 'latin1'), v] as const));
-}
-
-/**
- * Leaves in key order (a trie walk's) gathered into buckets: `add` each, `take` the bucket
- * finished when a leaf of another one arrives and at the end.
- */
-export class BucketWriter {
-  private key?: string;
-  private entries: [Bytes, Bytes][] = [];
-
-  /** Adds a leaf (its 32-byte key) of trie `owner`; returns the bucket it finished, if any. */
-  add(owner: Bytes | undefined, key: Bytes, stored: Bytes): [Bytes, Bytes] | undefined {
-    const k = latin1(bucketKey(owner, key));
-    const done = k !== this.key ? this.take() : undefined;
-    this.key = k;
-    this.entries.push([key.slice(BUCKET_BYTES), stored]);
-    return done;
-  }
-
-  /** The bucket being gathered, finished (and none gathered after). */
-  take(): [Bytes, Bytes] | undefined {
-    if (this.key === undefined) return undefined;
-    const out: [Bytes, Bytes] = [Buffer.from(this.key, 'latin1'), encodeBucket(this.entries)];
-    this.key = undefined;
-    this.entries = [];
-    return out;
+  /** Every changed leaf: its key (latin1) and value (null: delete). */
+  *entries(): Generator<[key: string, value: Bytes | null]> {
+    yield* this.accounts;
+    for (const [prefix, trie] of this.slots) for (const [slot, v] of trie) yield [prefix + slot, v];
   }
 }

@@ -49,14 +49,14 @@ export const keys = {
   /** keccak(address) + path nibbles -> that account's storage-trie node there (disk layer) */
   storageNode: (owner: Uint8Array, path: Uint8Array) => concat(p('S'), owner, path),
   /**
-   * The first 3 bytes of keccak(address) -> the accounts whose keccak starts so, as the account
-   * trie's leaves at the disk layer (slim as `a`, or a fork's DELETED_ACCOUNT): what the account
-   * trie's nodes below the written depth are made from (hashedState.ts, decision 0650).
+   * keccak(address) -> the account's trie leaf as of the disk layer (slim as `a`, or a fork's
+   * DELETED_ACCOUNT): what the account trie's nodes below the written depth are made from
+   * (hashedState.ts, decision 0650).
    */
-  accountLeaves: (head: Uint8Array) => concat(p('h'), head),
-  /** keccak(address) + the first 3 bytes of keccak(slot) -> those slots' values (a fork's zero: empty) */
-  storageLeaves: (owner: Uint8Array, head: Uint8Array) => concat(p('g'), owner, head),
-  storageLeavesPrefix: (owner: Uint8Array) => concat(p('g'), owner),
+  hashedAccount: (hash: Uint8Array) => concat(p('h'), hash),
+  /** keccak(address) + keccak(slot) -> the slot's value as of the disk layer (a fork's zero: empty) */
+  hashedStorage: (owner: Uint8Array, slotHash: Uint8Array) => concat(p('g'), owner, slotHash),
+  hashedStoragePrefix: (owner: Uint8Array) => concat(p('g'), owner),
   /**
    * The disk layer's format (decision 0650): present once its nodes below the written depth are
    * made from `h` and `g` rather than stored. A database without it is converted at open.

@@ -8,7 +8,7 @@
  *
  *   chain       blocks' references, indexes, flat state, forward diffs (D), head ...
  *   chain-trie  keys.accountNode (A), keys.storageNode (S), keys.stateLayer (L), the disk
- *               layer's leaves in buckets keys.accountLeaves (h) and keys.storageLeaves (g), and its format
+ *               layer's leaves keys.hashedAccount (h) and keys.hashedStorage (g), and its format
  *               keys.trieFormat (V) (decision 0650)
  *
  * `L` lives with the nodes: a flush's nodes and the new `L` land in one batch of this database,
