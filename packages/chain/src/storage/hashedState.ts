@@ -79,7 +79,7 @@ export function leafValue(owner: Bytes | undefined, stored: Bytes): Bytes {
   return stored.length && stored[0] >= 0xc0 ? fullAccount(stored) : stored;
 }
 
-/** The puts of a range's entries: keys (after `prefixLength` bytes) as nibbles, leaf values. */
+/** The puts of a range's entries (as LevelDB gives them, sorted): keys past the trie's prefix as nibbles, and leaf values. */
 export function putsOf(owner: Bytes | undefined, entries: [Bytes, Bytes][]): Put[] {
   const skip = leafPrefix(owner).length;
   return entries.map(([k, v]) => [keyToNibbles(k.subarray(skip)), leafValue(owner, v)] as const);
