@@ -14,11 +14,12 @@ import type { StateDiff } from '../src/state/journaledState.js';
 import { computeStateRoot } from '../src/state/stateRoot.js';
 import { openTrie } from '../src/state/trieAdapter.js';
 import type { StateReader } from '../src/state/stateReader.js';
-import { type BlockWrite, ChainStore } from '../src/storage/chainStore.js';
+import { ChainStore } from '../src/storage/chainStore.js';
 import { rangeUnder, WRITTEN_DEPTH } from '../src/storage/hashedState.js';
 import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { tempDir } from './node-helpers.js';
 import { rng } from './rng.js';
+import { stateOnlyBlock } from './state-helpers.js';
 
 const dirs: string[] = [];
 const stores: ChainStore[] = [];
@@ -90,6 +91,7 @@ describe.each([
     const pick = (n: number) => Math.floor(random() * n);
     const contracts: string[] = [1, 2, 3].map((i) => bytesToHex(address(1_000_000 + i)));
     const roots: Uint8Array[] = [];
+    const slotsAt11 = new Map<string, Map<string, Uint8Array>>();
     let root = EMPTY_TRIE_ROOT;
     let next = 1;
     const BLOCKS = 14;
@@ -106,46 +108,27 @@ describe.each([
       }
       for (let i = 0; i < 15 && live.length; i++) diff.accounts.set(live[pick(live.length)], null);
       // Contracts' slots: set, changed, zeroed; one contract's storage cleared in block 9.
-      const cleared: Uint8Array[] = [];
       for (const c of contracts) {
         const a = accounts.get(c) ?? new Account(1n, 1n);
         diff.accounts.set(c, new Account(a.nonce, a.balance, a.storageRoot, a.codeHash));
-        const clear = b === 9 && c === contracts[0];
-        if (clear) cleared.push(hexToBytes(c));
         const set = new Map<string, Uint8Array>();
         for (let i = 0; i < 40; i++)
           set.set(slotKey(pick(300)), i % 5 === 0 ? new Uint8Array(0) : Uint8Array.of(b + 1, i));
-        diff.storage.set(c, { cleared: clear, slots: set });
+        diff.storage.set(c, { cleared: b === 9 && c === contracts[0], slots: set });
       }
       const r = await computeStateRoot(root, base, diff, nodes, undefined, fork);
-      const w: BlockWrite = {
-        hash: new Uint8Array(32).fill(b + 1),
-        number: BigInt(b),
-        rlp: Uint8Array.of(0xc0),
-        receipts: Uint8Array.of(0xc0),
-        senders: new Uint8Array(0),
-        txHashes: [],
-        accounts: new Map(),
-        clearedStorage: cleared,
-        storage: [],
-        code: [],
-        nodes: r.nodes,
-      };
-      for (const [k, a] of r.accounts) {
-        w.accounts.set(k, { address: hexToBytes(k), rlp: a ? a.serialize() : null });
-        accounts.set(k, a);
-      }
+      const w = stateOnlyBlock(b, r, diff.storage);
+      for (const [k, a] of r.accounts) accounts.set(k, a);
       for (const [c, s] of diff.storage) {
         const m = s.cleared ? new Map() : (slots.get(c) ?? new Map());
-        for (const [slot, v] of s.slots) {
-          m.set(slot, v);
-          w.storage.push({ address: hexToBytes(c), slot: hexToBytes(slot), value: v });
-        }
+        for (const [slot, v] of s.slots) m.set(slot, v);
         slots.set(c, m);
       }
       await store.writeBlock(w);
       root = r.root;
       roots.push(root);
+      // The disk layer's block, once flushed: its slots are what the leaves must hold.
+      if (b === 11) for (const [c, m] of slots) slotsAt11.set(c, new Map(m));
     }
     await store.flushed();
     expect(store.written.flushes).toBe(3);
@@ -188,11 +171,21 @@ describe.each([
     });
     const depths: number[] = [];
     let leaves = 0;
-    for await (const k of trieDb.keys()) {
+    const slotLeaves = new Map<string, string>();
+    for await (const [k, v] of trieDb.iterator()) {
       if (k[0] === 0x41) depths.push(k.length - 1);
       else if (k[0] === 0x53) depths.push(k.length - 33);
-      else if (k[0] === 0x68 || k[0] === 0x67) leaves++;
+      else if (k[0] === 0x68) leaves++;
+      else if (k[0] === 0x67) slotLeaves.set(hex(k.subarray(1)), hex(v));
     }
+    // Exactly block 11's slots: none left over from before the cleared trie or a zeroed slot
+    // (a fork keeps its zeroed slots as leaves with an empty value).
+    const expected = new Map<string, string>();
+    for (const [c, m] of slotsAt11)
+      for (const [slot, v] of m)
+        if (v.length || fork)
+          expected.set(hex(keccak256(hexToBytes(c))) + hex(keccak256(hexToBytes(slot))), hex(v));
+    expect(slotLeaves).toEqual(expected);
     await trieDb.close();
     expect(Math.max(...depths)).toBe(WRITTEN_DEPTH);
     // Block 11's accounts (400 a block, at most 15 a block deleted) and its contracts' slots.
