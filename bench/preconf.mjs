@@ -347,6 +347,7 @@ async function main() {
         ...processFigures(text),
         mainCpuS: processCpu(`${pid}/task/${pid}`),
         cpuS: processCpu(pid),
+        diskWrittenBytes: processIo(pid)?.write_bytes,
       });
     } catch {}
   }, 10_000);
@@ -676,7 +677,8 @@ async function main() {
   );
   console.log(`per ${SPAN} s: node RSS mean MB ${rssBySpan.map((r) => f(r.mean)).join(', ')}`);
   // Per minute, per 1,000 transfers pre-confirmed (the 10 s /metrics samples): what the node reads
-  // from LevelDB and its main thread's CPU, counts the machine's other load moves little.
+  // from LevelDB and its main thread's CPU, counts the machine's other load moves little, and what
+  // it writes to the disk (half a block's at 1,000/s: how the disk written grows with the state).
   const readsPerMinute = [];
   const byTime = [...heapSamples].sort((x, y) => x.t - y.t);
   for (let m = 0; ; m++) {
@@ -685,7 +687,7 @@ async function main() {
     if (!a || !b || b.t - a.t < 30 || !(b.txs > a.txs)) break;
     const per = (k) => ((b[k] - a[k]) / (b.txs - a.txs)) * 1000;
     readsPerMinute.push(
-      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('nodesMade'))} nodes made, ${f(per('mainCpuS') * 1000)} ms main-thread CPU`,
+      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('nodesMade'))} nodes made, ${f(per('mainCpuS') * 1000)} ms main-thread CPU, ${f(per('diskWrittenBytes') / 1024)} KB written to disk`,
     );
   }
   if (readsPerMinute.length) console.log(`per minute, per 1,000 transfers: ${readsPerMinute.join('; ')}`);

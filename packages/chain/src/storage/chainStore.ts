@@ -36,7 +36,16 @@ import { CleanNodes } from './cleanNodes.js';
 import { type Flush, fromLatin1, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
 import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
 import type { PathNode } from './pathNodes.js';
-import { isStoredDepth, LeafChanges, pathLengthOfName, putsOf, rangeUnder } from './hashedState.js';
+import {
+  FULL_FLUSH_EVERY,
+  isStoredDepth,
+  isWrittenDepth,
+  LeafChanges,
+  mayBeStale,
+  pathLengthOfName,
+  putsOf,
+  rangeUnder,
+} from './hashedState.js';
 import { buildSubtree } from '../trie/subtree.js';
 import { trieLeaves } from '../trie/leaves.js';
 import { EMPTY_TRIE_ROOT } from '../trie/merkleTrie.js';
@@ -550,6 +559,7 @@ export class ChainStore {
     if (!this.storesNodeAt(path)) return this.makeNode(hash, path, owner);
     const enc = checked(hash, await this.trie.db.get(key, { snapshot: this.trie.view }));
     if (enc) this.cleanNodes.put(name, hash, enc);
+    else if (this.madeWhenStale(path)) return this.makeNode(hash, path, owner);
     return enc;
   }
 
@@ -585,6 +595,14 @@ export class ChainStore {
         const enc = checked(hash, got[j]);
         out[at[j]] = enc;
         if (enc) this.cleanNodes.put(names[j], hash, enc);
+        else if (this.madeWhenStale(paths[at[j]])) {
+          const i = at[j];
+          made.push(
+            this.makeNode(hash, paths[i], owner).then((e) => {
+              out[i] = e;
+            }),
+          );
+        }
       }
     }
     if (made.length) await Promise.all(made);
@@ -596,11 +614,16 @@ export class ChainStore {
     return this.deepNodesStored || isStoredDepth(path.length);
   }
 
+  /** Whether the node stored at `path` may be older than the disk layer (then made). */
+  private madeWhenStale(path: Bytes): boolean {
+    return !this.deepNodesStored && mayBeStale(path.length);
+  }
+
   /**
    * The disk layer's node at `path` of the trie `owner`, made from the leaves under the path
    * (hashedState.ts), if its keccak is `hash` (else another version: undefined, as a stored node
-   * of another version). Every node of the subtree goes to the clean cache: the reads that follow
-   * down the same path find them there.
+   * of another version). The subtree's nodes go to the clean cache: the reads that follow down the
+   * same path find them there.
    */
   private async makeNode(hash: Bytes, path: Bytes, owner: Bytes | undefined): Promise<Bytes | undefined> {
     const { gte, lt } = rangeUnder(owner, path);
@@ -610,7 +633,11 @@ export class ChainStore {
     if (!entries.length) return undefined;
     const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
     if (!sameHash(ref, hash)) return undefined;
-    for (const [h, enc, p] of nodes) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
+    // A stale depth-3 node's subtree is ~1/4,096 of the trie: only its top three levels are kept,
+    // not a flood through the cache after a restart; the reads below make theirs as usual.
+    const keep = isStoredDepth(path.length) ? path.length + 3 : Number.POSITIVE_INFINITY;
+    for (const [h, enc, p] of nodes)
+      if (p.length < keep) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
     // A copy: the encoding is a view into a slab the trie's encoder shares (pathLayers.ts).
     return nodes[nodes.length - 1][1].slice();
   }
@@ -917,6 +944,8 @@ export class ChainStore {
       try {
         const split = this.trie !== this.main;
         const allNodes = this.deepNodesStored;
+        // The first flush after open, a forced one and one in FULL_FLUSH_EVERY write depth 3.
+        const full = force || this.written.flushes % FULL_FLUSH_EVERY === 0;
         // Read before the batch is filled: LevelDB's chained batch is not to be held open across
         // reads of the same database (and the leaves' deletions need the disk's keys).
         const leaves = allNodes ? undefined : await this.leafChangesOf(f.from, f.next);
@@ -925,8 +954,8 @@ export class ChainStore {
         let i = 0;
         for (const [name, enc] of f.entries()) {
           if (i++ % BATCH_SLICE === 0) await nextTurn();
-          // Below the written depth the nodes are made from the leaves (hashedState.ts).
-          if (!allNodes && !isStoredDepth(pathLengthOfName(name))) continue;
+          // Below the depth written the nodes are made from the leaves (hashedState.ts).
+          if (!allNodes && !isWrittenDepth(pathLengthOfName(name), full)) continue;
           batch.put(fromLatin1(name), enc);
           this.written.trieFlushBytes += name.length + enc.length;
         }

@@ -6,7 +6,8 @@
  * (trie/subtree.ts) rather than stored: a flush writes the changed leaves (~50 bytes an account)
  * and the nodes of the top `WRITTEN_DEPTH` levels, not the ~6 nodes an account's path rewrites.
  *
- *   path length <= WRITTEN_DEPTH   keys.accountNode / keys.storageNode, as decision 0211
+ *   path length <= 2               keys.accountNode / keys.storageNode, by every flush
+ *   path length  = 3               the same, by one flush in 8; made when stale (decision 0660)
  *   path length >  WRITTEN_DEPTH   made from the leaves under the path, checked by its keccak
  *
  * A flush's leaves are its blocks' forward diffs (keys.stateDiff, still on disk until the flush
@@ -23,12 +24,21 @@ import { latin1 } from './pathLayers.js';
 type Bytes = Uint8Array;
 
 /**
- * Nodes whose path is at most this many nibbles are stored; deeper ones are made. At 3.6 million
- * accounts a depth-4 subtree holds ~55 of them, a depth-5 one ~3.4: a node made at depth 4 costs
- * one range read of ~3 KB and ~60 keccaks. Depth 3 is 4,369 nodes (~2.3 MB) at most per flush;
- * depth 4 would be 69,905 (~37 MB), the part of decision 0211's flushes that made them large.
+ * Nodes whose path is at most this many nibbles may be stored; deeper ones are always made. At
+ * 3.6 million accounts a depth-4 subtree holds ~55 of them, a depth-5 one ~3.4: a node made at
+ * depth 4 costs one range read of ~3 KB and ~60 keccaks. Depth 3 is 4,369 nodes (~2.3 MB) at
+ * most; depth 4 would be 69,905 (~37 MB), the part of decision 0211's flushes that made them large.
  */
 export const WRITTEN_DEPTH = 3;
+/**
+ * Nodes this shallow (273 a trie) are written by every flush. The 4,096 of depth 3 are written
+ * by one flush in `FULL_FLUSH_EVERY` (and a node's first after open): at 1,000 transfers/s a
+ * flush changes nearly all of them (~2.2 MB), most of what a flush wrote. In between, a stored
+ * depth-3 node may be of an older version: it is then made from its leaves like a deeper one,
+ * which after a restart costs one read of every leaf under the stale paths (decision 0660).
+ */
+export const ALWAYS_WRITTEN_DEPTH = 2;
+export const FULL_FLUSH_EVERY = 8;
 
 const ACCOUNT_NODE = 'A'.charCodeAt(0);
 /** 'S' + owner (32 bytes) before a storage node's path. */
@@ -39,8 +49,18 @@ export function pathLengthOfName(name: string): number {
   return name.charCodeAt(0) === ACCOUNT_NODE ? name.length - 1 : name.length - STORAGE_NODE_HEAD;
 }
 
-/** Whether the node at a path this long is stored, not made. */
+/** Whether the node at a path this long may be stored (else: always made). */
 export const isStoredDepth = (pathLength: number) => pathLength <= WRITTEN_DEPTH;
+
+/** Whether a flush writes the node at a path this long (`full`: one of every FULL_FLUSH_EVERY). */
+export const isWrittenDepth = (pathLength: number, full: boolean) =>
+  pathLength <= (full ? WRITTEN_DEPTH : ALWAYS_WRITTEN_DEPTH);
+
+/**
+ * Whether a stored node at a path this long may be of an older version than the disk layer's,
+ * so that a miss there is made from the leaves rather than reported.
+ */
+export const mayBeStale = (pathLength: number) => pathLength > ALWAYS_WRITTEN_DEPTH;
 
 /** The key prefix of the leaves of the trie `owner` (none: the account trie). */
 export function leafPrefix(owner: Bytes | undefined): Bytes {
