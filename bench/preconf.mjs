@@ -14,6 +14,8 @@
  *   npm run build && node bench/preconf.mjs [--rate 1000] [--seconds 30] [--senders 100]
  *                                           [--recipients 0 (fresh addresses) | N]
  *                                           [--data-dir-in /dev/shm (no disk under the journal)]
+ *                                           [--keep-data-dir (the node killed -9 at the end, its
+ *                                            data dir kept: for bench/restart.mjs)]
  * No peer runs this side by side: Anvil and Hardhat have no pre-confirmations.
  */
 import fs from 'node:fs';
@@ -22,6 +24,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { levelDbWrites } from './lib/leveldb-log.mjs';
 import { preconfChartSvg } from './lib/preconf-chart.mjs';
 import { fittedDrift, latencyPerSpan, leastSquares, meanPerSpan, percentile, spanFor } from './lib/stats.mjs';
 
@@ -185,6 +188,9 @@ async function main() {
       'drift-from': { type: 'string' },
       // Where the node's data dir goes: the journal's O_DSYNC writes wait for this disk.
       'data-dir-in': { type: 'string' },
+      // At the end the node is killed -9 (a crash) and its data dir kept: bench/restart.mjs times
+      // a start on it.
+      'keep-data-dir': { type: 'boolean', default: false },
     },
   });
   const RATE = Number(args.rate);
@@ -332,6 +338,7 @@ async function main() {
   const cpuAtStart = machineCpu();
   const ioAtStart = processIo(pid);
   const storeAtStart = await storeFigures(node.url);
+  const levelDbAtStart = levelDbFigures(node.dataDir);
   const cpuOfNodeAtStart = processCpu(pid);
   const start = now();
   const rssTimer = setInterval(() => rss.push({ t: (now() - start) / 1000, ...rssOf() }), 1000);
@@ -393,6 +400,7 @@ async function main() {
   const cpuAtEnd = machineCpu();
   const ioAtEnd = processIo(pid);
   const storeAtEnd = await storeFigures(node.url);
+  const levelDbAtEnd = levelDbFigures(node.dataDir);
   const cpuOfNodeAtEnd = processCpu(pid);
   const ioSeconds = (now() - start) / 1000;
   clearInterval(heapTimer);
@@ -401,7 +409,13 @@ async function main() {
 
   const metrics = await (await fetch(`${node.url}/metrics`)).text();
   nodeStopping = true;
-  await node.stop();
+  if (args['keep-data-dir']) {
+    await new Promise((r) => {
+      node.child.once('exit', r);
+      node.child.kill('SIGKILL');
+    });
+    console.log(`data dir kept (the node killed -9 as the load ended): ${node.dataDir}`);
+  } else await node.stop();
 
   const pct = percentile;
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
@@ -599,10 +613,12 @@ async function main() {
   let stateDiffPerBlockBytes;
   let batchPerBlockBytes;
   let diskBreakdownPerBlockBytes;
-  if (ioAtStart && ioAtEnd && storeAtStart && storeAtEnd && storeAtEnd.blocks > storeAtStart.blocks) {
-    const blocks = storeAtEnd.blocks - storeAtStart.blocks;
+  // A counter the node has not shown yet at the start (no block sealed before the load) is 0.
+  const since = (k) => storeAtEnd[k] - (Number.isNaN(storeAtStart[k]) ? 0 : storeAtStart[k]);
+  if (ioAtStart && ioAtEnd && storeAtStart && storeAtEnd && since('blocks') > 0) {
+    const blocks = since('blocks');
     diskWrittenPerBlockBytes = Math.round((ioAtEnd.write_bytes - ioAtStart.write_bytes) / blocks);
-    const per = (k) => (storeAtEnd[k] - storeAtStart[k]) / blocks;
+    const per = (k) => since(k) / blocks;
     const kb = (x) => `${(x / 1024).toFixed(1)} KB`;
     const diff = per('stateDiffBytes');
     stateDiffPerBlockBytes = Math.round(diff);
@@ -629,6 +645,18 @@ async function main() {
       const d = diskBreakdownPerBlockBytes;
       lines.push(
         `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}, the disk layer's leaves (merged flushes) ${kb(d.leafFlush)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files) ${kb(d.levelDbOnDisk)}`,
+      );
+      // Which database LevelDB's part is, and how much of it its compactions (its LOG files).
+      const tables = (db, k) => Math.round((levelDbAtEnd[db][k] - levelDbAtStart[db][k]) / blocks);
+      d.levelDbTables = {
+        chainFlushed: tables('chain', 'flushed'),
+        chainCompacted: tables('chain', 'compacted'),
+        trieFlushed: tables('trie', 'flushed'),
+        trieCompacted: tables('trie', 'compacted'),
+      };
+      const ldb = (db, k) => kb(tables(db, k));
+      lines.push(
+        `  LevelDB's tables written per block (its LOG): chain ${ldb('chain', 'flushed')} from memtables + ${ldb('chain', 'compacted')} by compactions; chain-trie ${ldb('trie', 'flushed')} + ${ldb('trie', 'compacted')} (the rest of its part is its logs)`,
       );
     }
   }
@@ -815,6 +843,14 @@ function processCpu(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** What the node's two LevelDB databases wrote into tables so far (lib/leveldb-log.mjs). */
+function levelDbFigures(dataDir) {
+  return {
+    chain: levelDbWrites(path.join(dataDir, 'chain')),
+    trie: levelDbWrites(path.join(dataDir, 'chain-trie')),
+  };
 }
 
 function processIo(pid) {

@@ -123,12 +123,14 @@ export function binMallocSettings(env = process.env) {
 
 /**
  * blockTime in seconds; 0 = automine. `dataDir`: the folder to make the node's data dir in
- * (default the OS temp folder; /dev/shm takes the disk out of a measurement).
+ * (default the OS temp folder; /dev/shm takes the disk out of a measurement); `reuse`: a data
+ * dir to start on instead, kept at stop.
  */
-export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os.tmpdir() }) {
-  const dataDir = fs.mkdtempSync(path.join(under, 'wharf-bench-'));
+export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os.tmpdir(), reuse }) {
+  // `reuse`: an existing data directory (a kept one, bench/restart.mjs), left in place at stop.
+  const dataDir = reuse ?? fs.mkdtempSync(path.join(under, 'wharf-bench-'));
   const bin = path.join(root, 'packages/cli/dist/bin.js');
-  return launch(
+  const node = launch(
     'wharf',
     process.execPath,
     [
@@ -153,8 +155,11 @@ export function wharfNode({ port, blockTime = 2, extra = [], dataDir: under = os
     // node on dist/bin.js (so WHARF_BENCH_NODE_ARGS can pass node flags), with the allocator
     // settings the committed bin/wharf gives a user's node.
     { env: { ...process.env, ...binMallocSettings(), WHARF_LOG_LEVEL: 'warn' } },
-    [dataDir],
+    reuse ? [] : [dataDir],
   );
+  // The data directory, for a bench that reads what the node wrote there (its LevelDB LOGs).
+  node.dataDir = dataDir;
+  return node;
 }
 
 export function anvilNode({ port, blockTime = 2, extra = [] }) {

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+/**
+ * A start on a data directory a run left behind (`bench/preconf.mjs --keep-data-dir`, the node
+ * killed -9 as its load ended): how long the node takes to answer and to seal its next block, and
+ * what it read to get there: the disk layer's trie nodes made from its leaves (decisions 0650,
+ * 0660), the leaves read, and the CPU it used. The directory is copied first and the copy
+ * started, so one kept directory measures any number of builds.
+ *
+ *   npm run build && node bench/restart.mjs --data-dir /tmp/wharf-bench-XXXXXX [--port 18646]
+ *
+ * No peer runs this side by side: Anvil keeps its state in memory (`--state` dumps it whole).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { wharfNode } from './lib/peers.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    port: { type: 'string', default: '18646' },
+    // The dev accounts the kept run's node had (bench/preconf.mjs: --senders, default 100).
+    accounts: { type: 'string', default: '100' },
+  },
+});
+if (!args['data-dir']) {
+  console.error('usage: node bench/restart.mjs --data-dir DIR (kept by bench/preconf.mjs --keep-data-dir)');
+  process.exit(2);
+}
+
+const now = () => performance.now();
+const copy = fs.mkdtempSync(path.join(path.dirname(path.resolve(args['data-dir'])), 'wharf-restart-'));
+fs.cpSync(args['data-dir'], copy, { recursive: true });
+const size = (dir) =>
+  fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((n, e) => n + fs.statSync(path.join(e.parentPath, e.name)).size, 0);
+
+const node = wharfNode({
+  port: Number(args.port),
+  blockTime: 2,
+  extra: ['--accounts', args.accounts],
+  reuse: copy,
+});
+const url = `http://127.0.0.1:${args.port}`;
+const rpc = async (method) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+  });
+  return (await res.json()).result;
+};
+// A counter the node has not shown yet (nothing counted so far) is 0.
+const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\S+)`, 'm'))?.[1] ?? 0);
+const cpuOf = (pid) => {
+  const rest = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / 100;
+};
+
+try {
+  const start = now();
+  let head;
+  while (head === undefined) {
+    if (node.child.exitCode !== null) throw new Error(`the node exited (${node.child.exitCode})`);
+    head = await rpc('eth_blockNumber').catch(() => undefined);
+    if (head === undefined) await new Promise((r) => setTimeout(r, 50));
+    if (now() - start > 600_000) throw new Error('the node did not answer within 10 minutes');
+  }
+  const answered = now() - start;
+  const cpuAtAnswer = os.platform() === 'linux' ? cpuOf(node.child.pid) : Number.NaN;
+  const atAnswer = await (await fetch(`${url}/metrics`)).text();
+  let next = head;
+  while (next === head) {
+    await new Promise((r) => setTimeout(r, 50));
+    next = await rpc('eth_blockNumber');
+  }
+  const sealed = now() - start;
+  const atSeal = await (await fetch(`${url}/metrics`)).text();
+  const f = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US') : 'n/a');
+  console.log(
+    `data dir ${args['data-dir']}: ${(size(copy) / 1024 / 1024).toFixed(1)} MB, head ${BigInt(head)}`,
+  );
+  console.log(
+    `answered after ${(answered / 1000).toFixed(2)} s (${cpuAtAnswer.toFixed(2)} s of CPU); next block sealed after ${(sealed / 1000).toFixed(2)} s`,
+  );
+  for (const [what, text] of [
+    ['by the answer', atAnswer],
+    ['by the next block', atSeal],
+  ])
+    console.log(
+      `${what}: ${f(metric(text, 'wharf_state_nodes_made_total'))} trie nodes made from ${f(metric(text, 'wharf_state_leaves_read_total'))} leaves`,
+    );
+} finally {
+  await node.stop();
+  fs.rmSync(copy, { recursive: true, force: true });
+}
