@@ -55,7 +55,9 @@ const rpc = async (method) => {
 };
 // A counter the node has not shown yet (nothing counted so far) is 0.
 const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\S+)`, 'm'))?.[1] ?? 0);
+/** The process's CPU time so far (user + system, s), from /proc: Linux only, else NaN. */
 const cpuOf = (pid) => {
+  if (os.platform() !== 'linux') return Number.NaN;
   const rest = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(rest[11]) + Number(rest[12])) / 100;
 };
@@ -70,7 +72,7 @@ try {
     if (now() - start > 600_000) throw new Error('the node did not answer within 10 minutes');
   }
   const answered = now() - start;
-  const cpuAtAnswer = os.platform() === 'linux' ? cpuOf(node.child.pid) : Number.NaN;
+  const cpuAtAnswer = cpuOf(node.child.pid);
   const atAnswer = await (await fetch(`${url}/metrics`)).text();
   let next = head;
   while (next === head) {
@@ -84,7 +86,7 @@ try {
     `data dir ${args['data-dir']}: ${(size(copy) / 1024 / 1024).toFixed(1)} MB, head ${BigInt(head)}`,
   );
   console.log(
-    `answered after ${(answered / 1000).toFixed(2)} s (${cpuAtAnswer.toFixed(2)} s of CPU); next block sealed after ${(sealed / 1000).toFixed(2)} s`,
+    `answered after ${(answered / 1000).toFixed(2)} s (${Number.isFinite(cpuAtAnswer) ? `${cpuAtAnswer.toFixed(2)} s` : 'n/a'} of CPU); next block sealed after ${(sealed / 1000).toFixed(2)} s`,
   );
   for (const [what, text] of [
     ['by the answer', atAnswer],

@@ -944,8 +944,8 @@ export class ChainStore {
       try {
         const split = this.trie !== this.main;
         const allNodes = this.deepNodesStored;
-        // The first flush after open, a forced one and one in FULL_FLUSH_EVERY write depth 3.
-        const full = force || this.written.flushes % FULL_FLUSH_EVERY === 0;
+        // The first flush after an open and one in FULL_FLUSH_EVERY after it write depth 3.
+        const full = this.written.flushes % FULL_FLUSH_EVERY === 0;
         // Read before the batch is filled: LevelDB's chained batch is not to be held open across
         // reads of the same database (and the leaves' deletions need the disk's keys).
         const leaves = allNodes ? undefined : await this.leafChangesOf(f.from, f.next);

@@ -32,7 +32,7 @@ type Bytes = Uint8Array;
 export const WRITTEN_DEPTH = 3;
 /**
  * Nodes this shallow (273 a trie) are written by every flush. The 4,096 of depth 3 are written
- * by one flush in `FULL_FLUSH_EVERY` (and a node's first after open): at 1,000 transfers/s a
+ * by one flush in `FULL_FLUSH_EVERY` (the first after an open, then every 8th): at 1,000 transfers/s a
  * flush changes nearly all of them (~2.2 MB), most of what a flush wrote. In between, a stored
  * depth-3 node may be of an older version: it is then made from its leaves like a deeper one,
  * which after a restart costs one read of every leaf under the stale paths (decision 0660).
