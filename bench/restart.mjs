@@ -11,9 +11,9 @@
  * No peer runs this side by side: Anvil keeps its state in memory (`--state` dumps it whole).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuTimeUs, rpc as rpcAt } from './lib/load.mjs';
 import { wharfNode } from './lib/peers.mjs';
 
 const { values: args } = parseArgs({
@@ -45,22 +45,9 @@ const node = wharfNode({
   reuse: copy,
 });
 const url = `http://127.0.0.1:${args.port}`;
-const rpc = async (method) => {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
-  });
-  return (await res.json()).result;
-};
+const rpc = (method) => rpcAt(url, method);
 // A counter the node has not shown yet (nothing counted so far) is 0.
 const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\S+)`, 'm'))?.[1] ?? 0);
-/** The process's CPU time so far (user + system, s), from /proc: Linux only, else NaN. */
-const cpuOf = (pid) => {
-  if (os.platform() !== 'linux') return Number.NaN;
-  const rest = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(rest[11]) + Number(rest[12])) / 100;
-};
 
 try {
   const start = now();
@@ -72,7 +59,7 @@ try {
     if (now() - start > 600_000) throw new Error('the node did not answer within 10 minutes');
   }
   const answered = now() - start;
-  const cpuAtAnswer = cpuOf(node.child.pid);
+  const cpuAtAnswer = (cpuTimeUs(node.child.pid) ?? Number.NaN) / 1e6;
   const atAnswer = await (await fetch(`${url}/metrics`)).text();
   let next = head;
   while (next === head) {
