@@ -632,6 +632,9 @@ async function main() {
       const body = per('blockBodyBytes');
       const record = per('diffRecordBytes');
       const bodyFiles = per('bodyFileBytes') || 0;
+      // The leaves' runs are files of their own (0670); before, the leaves went to LevelDB.
+      const leafMerge = per('leafMergeBytes');
+      const leafFiles = Number.isFinite(leafMerge) ? per('leafFlushBytes') + leafMerge : 0;
       diskBreakdownPerBlockBytes = {
         journal: Math.round(per('journalBytes')),
         blockBody: Math.round(body),
@@ -639,12 +642,13 @@ async function main() {
         diffRecord: Math.round(record),
         trieFlush: Math.round(per('trieFlushBytes')),
         leafFlush: Math.round(per('leafFlushBytes') || 0),
+        leafMerge: Math.round(leafMerge || 0),
         bodyFiles: Math.round(bodyFiles),
-        levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes') - bodyFiles),
+        levelDbOnDisk: Math.round(diskWrittenPerBlockBytes - per('journalBytes') - bodyFiles - leafFiles),
       };
       const d = diskBreakdownPerBlockBytes;
       lines.push(
-        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}, the disk layer's leaves (merged flushes) ${kb(d.leafFlush)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files) ${kb(d.levelDbOnDisk)}`,
+        `  handed to the disk per block: flashblock journal ${kb(d.journal)}; LevelDB: block+receipts+indexes ${kb(d.blockBody)}, flat state ${kb(d.flatState)}, forward state diff ${kb(d.diffRecord)}, trie nodes (merged flushes) ${kb(d.trieFlush)}; the disk layer's leaves (merged flushes; their own runs from decision 0670, LevelDB's keys before) ${kb(d.leafFlush)}, runs merged ${kb(d.leafMerge)}; block body files ${kb(d.bodyFiles)}; LevelDB and the pool journal on disk (disk written - journal - body files - leaf runs) ${kb(d.levelDbOnDisk)}`,
       );
       // Which database LevelDB's part is, and how much of it its compactions (its LOG files).
       const tables = (db, k) => Math.round((levelDbAtEnd[db][k] - levelDbAtStart[db][k]) / blocks);
@@ -824,6 +828,8 @@ async function storeFigures(url) {
       trieFlushBytes: v('wharf_state_trie_flush_bytes_total'),
       // Builds whose disk layer keeps leaves (decision 0650); older ones: NaN, counted as 0.
       leafFlushBytes: v('wharf_state_leaf_flush_bytes_total'),
+      // Builds whose leaves are runs of their own (decision 0670): files, not LevelDB's; older: NaN.
+      leafMergeBytes: v('wharf_state_leaf_merge_bytes_total'),
       journalBytes: v('wharf_flashblock_journal_bytes_total'),
       // Builds with the body files (decision 0491); older ones: NaN, counted as 0.
       bodyFileBytes: v('wharf_block_body_file_bytes_total'),

@@ -316,12 +316,17 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
   written('wharf_state_trie_flushes_total', "The disk layer's flushes.", () => ctx.store.written.flushes);
   written(
     'wharf_state_leaf_flush_bytes_total',
-    "Bytes of the disk layer's leaves (keys and values) its flushes wrote: what its nodes below the written depth are made from (decision 0650).",
+    "Bytes of the disk layer's leaf runs its flushes wrote (whole files): what its nodes below the written depth are made from (decisions 0650, 0670).",
     () => ctx.store.written.leafFlushBytes,
   );
   written(
+    'wharf_state_leaf_merge_bytes_total',
+    'Bytes of the leaf runs written by merging runs of about the same size (decision 0670).',
+    () => ctx.store.written.leafMergeBytes,
+  );
+  written(
     'wharf_state_nodes_made_total',
-    "The disk layer's trie nodes made from its leaves when a read needed one (decision 0650): one LevelDB range read each.",
+    "The disk layer's trie nodes made from its leaves when a read needed one (decision 0650): one read of a block or two of each leaf run (0670).",
     () => ctx.store.readKeys.nodesMade,
   );
   written(

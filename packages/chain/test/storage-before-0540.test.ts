@@ -71,14 +71,15 @@ describe('a data directory written before decision 0540 (the trie in the chain d
     const chain = await kinds(path.join(dataDir, 'chain'));
     expect([chain.A, chain.S, chain.L]).toEqual([undefined, undefined, undefined]);
     const trie = await kinds(path.join(dataDir, 'chain-trie'));
-    // Converted too (decision 0650): the leaves kept, the nodes below the written depth gone.
+    // Converted too (decisions 0650, 0670): the leaves in runs of their own (named by Q), the
+    // nodes below the written depth gone.
     expect(trie.A).toBeGreaterThan(0);
     expect(trie.S).toBeGreaterThan(0);
-    expect(trie.h).toBeGreaterThan(0);
-    expect(trie.g).toBeGreaterThan(0);
     expect(trie.L).toBe(1);
     expect(trie.V).toBe(1);
-    expect(Object.keys(trie).sort()).toEqual(['A', 'L', 'S', 'V', 'g', 'h']);
+    expect(trie.Q).toBe(1);
+    expect(Object.keys(trie).sort()).toEqual(['A', 'L', 'Q', 'S', 'V']);
+    expect(fs.readdirSync(path.join(dataDir, 'chain-leaves')).length).toBeGreaterThan(0);
 
     const b = await startTestNode({ dataDir, stateWindow: 2 });
     nodes.push(b);

@@ -16,6 +16,9 @@ import { openTrie } from '../src/state/trieAdapter.js';
 import type { StateReader } from '../src/state/stateReader.js';
 import { ChainStore } from '../src/storage/chainStore.js';
 import { rangeUnder, WRITTEN_DEPTH } from '../src/storage/hashedState.js';
+import { keys } from '../src/storage/keys.js';
+import { FANOUT, LeafRuns } from '../src/storage/leafRuns.js';
+import { LEAVES_IN_LEVELDB, LEAVES_IN_RUNS } from '../src/storage/trieDatabase.js';
 import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
 import { tempDir } from './node-helpers.js';
 import { rng } from './rng.js';
@@ -62,16 +65,19 @@ const slotKey = (i: number) => {
 };
 
 describe.each([
-  ['a chain', false],
-  ['a fork (deletions kept as leaves)', true],
-])('the disk layer of %s', (_, fork) => {
+  ['a chain', false, 4],
+  ['a fork (deletions kept as leaves)', true, 4],
+  ['a chain flushed every block (its leaf runs merged)', false, 1],
+  ['a fork flushed every block (its leaf runs merged)', true, 1],
+])('the disk layer of %s', (_, fork, flushBlocks) => {
   it('reads every account and slot back through nodes made from its leaves, before and after a restart', async () => {
     await initKeccak();
     const dir = tempDir('wharf-hashed-');
     dirs.push(dir);
-    // Every block merged at once, a flush every 4 blocks, no clean cache: after the flushes a
-    // read below the written depth can only be answered by making the node.
-    const limits = { window: 1, maxBytes: 1 << 30, flushBytes: 1 << 30, flushBlocks: 4, cleanBytes: 0 };
+    // Every block merged at once, a flush every 4 blocks (or every block: 12 leaf runs, merged
+    // 4 at a time), no clean cache: after the flushes a read below the written depth can only be
+    // answered by making the node.
+    const limits = { window: 1, maxBytes: 1 << 30, flushBytes: 1 << 30, flushBlocks, cleanBytes: 0 };
     let store = await ChainStore.open(dir, limits);
     stores.push(store);
     store.tombstones = fork;
@@ -91,7 +97,8 @@ describe.each([
     const pick = (n: number) => Math.floor(random() * n);
     const contracts: string[] = [1, 2, 3].map((i) => bytesToHex(address(1_000_000 + i)));
     const roots: Uint8Array[] = [];
-    const slotsAt11 = new Map<string, Map<string, Uint8Array>>();
+    // Each block's slots: the disk layer's block's are what the leaves must hold.
+    const slotsAt: Map<string, Map<string, Uint8Array>>[] = [];
     let root = EMPTY_TRIE_ROOT;
     let next = 1;
     const BLOCKS = 14;
@@ -127,11 +134,12 @@ describe.each([
       await store.writeBlock(w);
       root = r.root;
       roots.push(root);
-      // The disk layer's block, once flushed: its slots are what the leaves must hold.
-      if (b === 11) for (const [c, m] of slots) slotsAt11.set(c, new Map(m));
+      slotsAt.push(new Map([...slots].map(([c, m]) => [c, new Map(m)])));
     }
     await store.flushed();
-    expect(store.written.flushes).toBe(3);
+    // A flush takes every block waiting: one a block when the writes keep up.
+    if (flushBlocks === 4) expect(store.written.flushes).toBe(3);
+    else expect(store.written.flushes).toBeGreaterThanOrEqual(FANOUT + 1);
     expect(store.written.leafFlushBytes).toBeGreaterThan(0);
 
     /** The head's state (the model's), read through a trie with nothing loaded. */
@@ -163,6 +171,9 @@ describe.each([
     expect(store.readKeys.nodesMade - made).toBeGreaterThan(100);
     await store.close();
     stores.splice(0);
+    // Merged: the runs of 12 flushes were merged (the oldest ones into one, dropping deletions).
+    if (flushBlocks === 1) expect(store.written.leafMergeBytes).toBeGreaterThan(0);
+    else expect(store.written.leafMergeBytes).toBe(0);
 
     // On disk: the leaves, and no node below the written depth.
     const trieDb = new ClassicLevel<Uint8Array, Uint8Array>(`${dir}-trie`, {
@@ -170,18 +181,30 @@ describe.each([
       valueEncoding: 'view',
     });
     const depths: number[] = [];
-    let leaves = 0;
-    const slotLeaves = new Map<string, string>();
-    for await (const [k, v] of trieDb.iterator()) {
+    for await (const k of trieDb.keys()) {
       if (k[0] === 0x41) depths.push(k.length - 1);
       else if (k[0] === 0x53) depths.push(k.length - 33);
-      else if (k[0] === 0x68) leaves++;
-      else if (k[0] === 0x67) slotLeaves.set(hex(k.subarray(1)), hex(v));
+      // The leaves are in the runs, none in LevelDB.
+      else expect(['L', 'V', 'Q']).toContain(String.fromCharCode(k[0]));
     }
+    const runs = await LeafRuns.open(`${dir}-leaves`, await trieDb.get(keys.leafRuns));
+    const leaves = (await runs.range(Uint8Array.of(0x68), Uint8Array.of(0x69))).length;
+    const slotLeaves = new Map<string, string>();
+    for (const c of contracts) {
+      const { gte, lt } = rangeUnder(keccak256(hexToBytes(c)), new Uint8Array(0));
+      for (const [k, v] of await runs.range(gte, lt)) slotLeaves.set(hex(k.subarray(1)), hex(v));
+    }
+    await runs.close();
+    if (flushBlocks === 4) await backToLeavesInLevelDb(dir, trieDb);
     // Exactly block 11's slots: none left over from before the cleared trie or a zeroed slot
     // (a fork keeps its zeroed slots as leaves with an empty value).
     const expected = new Map<string, string>();
-    for (const [c, m] of slotsAt11)
+    // The disk layer's block: 11 (flushes of 4 blocks); of every block, 12 over the window of 1,
+    // or 11 when the last flush took two blocks (whatever waited when the queue was free).
+    const disk = Number(Buffer.from((await trieDb.get(keys.stateLayer))!).readBigUInt64BE()) - 1;
+    if (flushBlocks === 4) expect(disk).toBe(11);
+    else expect([11, 12]).toContain(disk);
+    for (const [c, m] of slotsAt[disk])
       for (const [slot, v] of m)
         if (v.length || fork)
           expected.set(hex(keccak256(hexToBytes(c))) + hex(keccak256(hexToBytes(slot))), hex(v));
@@ -189,19 +212,52 @@ describe.each([
     await trieDb.close();
     expect(Math.max(...depths)).toBe(WRITTEN_DEPTH);
     // Block 11's accounts (400 a block, at most 15 a block deleted) and its contracts' slots.
-    expect(leaves).toBeGreaterThan(400 * 12 - 15 * 12);
+    expect(leaves).toBeGreaterThan(400 * (disk + 1) - 15 * (disk + 1));
 
-    // Reopened: the disk layer alone (block 11) answers for its block's state.
+    // Reopened: the disk layer alone answers for its block's state (read from the runs the
+    // leaves in LevelDB were moved to, for flushes of 4 blocks).
+    if (flushBlocks === 4) expect(fs.existsSync(`${dir}-leaves`)).toBe(false);
     store = await ChainStore.open(dir, limits);
     stores.push(store);
-    expect(store.stateLayerStart).toBe(12n);
-    const trie = openTrie(roots[11], nodes);
-    // Accounts created in blocks 12 and 13 are not in block 11's state; every older one reads.
+    expect(store.stateLayerStart).toBe(BigInt(disk + 1));
+    const trie = openTrie(roots[disk], nodes);
+    // Accounts created after the disk layer's block are not in its state; every older one reads.
     let found = 0;
-    for (let i = 1; i <= 400 * 12; i++) if (await trie.get(keccak256(address(i)))) found++;
-    expect(found).toBeGreaterThan(400 * 12 - 15 * 12);
-    expect(await trie.get(keccak256(address(400 * 12 + 1)))).toBeUndefined();
+    const created = 400 * (disk + 1);
+    for (let i = 1; i <= created; i++) if (await trie.get(keccak256(address(i)))) found++;
+    expect(found).toBeGreaterThan(created - 15 * (disk + 1));
+    expect(await trie.get(keccak256(address(created + 1)))).toBeUndefined();
     const proof = await trie.createProof(keccak256(address(5)));
     expect(proof.length).toBeGreaterThan(WRITTEN_DEPTH);
+    if (flushBlocks === 4) {
+      expect(fs.readdirSync(`${dir}-leaves`).length).toBe(1);
+      const trieDb = new ClassicLevel<Uint8Array, Uint8Array>(`${dir}-trie`, {
+        keyEncoding: 'view',
+        valueEncoding: 'view',
+      });
+      await store.close();
+      stores.splice(0);
+      for await (const k of trieDb.keys()) expect([0x67, 0x68]).not.toContain(k[0]);
+      expect((await trieDb.get(keys.trieFormat))?.[0]).toBe(LEAVES_IN_RUNS);
+      await trieDb.close();
+    }
   });
 });
+
+/**
+ * Turns a data directory back into decision 0650's format: its leaves as LevelDB keys `h` and
+ * `g` in the trie's database (format 1), no runs. Its next open moves them to runs again.
+ */
+async function backToLeavesInLevelDb(
+  dir: string,
+  trieDb: ClassicLevel<Uint8Array, Uint8Array>,
+): Promise<void> {
+  const runs = await LeafRuns.open(`${dir}-leaves`, await trieDb.get(keys.leafRuns));
+  const batch = trieDb.batch();
+  for (const [k, v] of await runs.range(Uint8Array.of(0x67), Uint8Array.of(0x69))) batch.put(k, v);
+  batch.put(keys.trieFormat, Uint8Array.of(LEAVES_IN_LEVELDB));
+  batch.del(keys.leafRuns);
+  await batch.write();
+  await runs.close();
+  fs.rmSync(`${dir}-leaves`, { recursive: true });
+}

@@ -34,7 +34,17 @@ import { shellOf } from './journalBody.js';
 import { blockTxsOf, type JournalPosition, type JournalRange } from './journalRecords.js';
 import { CleanNodes } from './cleanNodes.js';
 import { type Flush, fromLatin1, type LayerLimits, latin1, PathLayers, sameHash } from './pathLayers.js';
-import { adoptTrieKeys, finishTrieReset, isTrieKey, openLevel, trieResetValue } from './trieDatabase.js';
+import {
+  adoptTrieKeys,
+  finishTrieReset,
+  isTrieKey,
+  LEAVES_IN_LEVELDB,
+  LEAVES_IN_RUNS,
+  openLevel,
+  trieResetValue,
+} from './trieDatabase.js';
+import { LeafRuns, type NewRun } from './leafRuns.js';
+import { RunWriter } from './leafRun.js';
 import type { PathNode } from './pathNodes.js';
 import {
   FULL_FLUSH_EVERY,
@@ -178,8 +188,10 @@ export class ChainStore {
     bodiesInJournal: 0,
     /** Trie nodes written by the disk layer's flushes (keys and values). */
     trieFlushBytes: 0,
-    /** The disk layer's leaves written by its flushes (keys and values; hashedState.ts). */
+    /** The disk layer's leaf runs written by its flushes (leafRuns.ts: whole files). */
     leafFlushBytes: 0,
+    /** The leaf runs written by merging runs (leafRuns.ts). */
+    leafMergeBytes: 0,
     flushes: 0,
   };
 
@@ -214,6 +226,8 @@ export class ChainStore {
   private readonly main: Part;
   /** The trie's: nodes by path and keys.stateLayer (the same Part as `main` in memory). */
   private readonly trie: Part;
+  /** A merge of leaf runs in progress (maybeMerge): one at a time. */
+  private merging?: Promise<void>;
 
   /**
    * A fork keeps deletions of the flat state as empty values (tombstones): a missing key there
@@ -225,6 +239,8 @@ export class ChainStore {
   private constructor(
     db: Db,
     limits: LayerLimits,
+    /** The disk layer's leaves (leafRuns.ts). */
+    private readonly leafRuns: LeafRuns,
     /** Where the blocks' bodies go (bodyFiles.ts); none in memory: LevelDB keeps them. */
     private readonly bodies?: BodyFiles,
     trieDb?: Db,
@@ -239,7 +255,7 @@ export class ChainStore {
   static async openInMemory(limits: LayerLimits = DEFAULT_LAYER_LIMITS): Promise<ChainStore> {
     const db = new MemoryLevel<Bytes, Bytes>({ keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
-    const store = new ChainStore(db as unknown as Db, limits);
+    const store = new ChainStore(db as unknown as Db, limits, await LeafRuns.open(undefined, undefined));
     await store.loadStateStart();
     return store;
   }
@@ -247,18 +263,21 @@ export class ChainStore {
   static async open(dir: string, limits: LayerLimits = DEFAULT_LAYER_LIMITS): Promise<ChainStore> {
     const db = await openLevel(dir, 'chain database');
     let trie: Db | undefined;
-    let bodies: BodyFiles;
+    let bodies: BodyFiles | undefined;
+    let leafRuns: LeafRuns;
     try {
       // Beside LevelDB's folder, not in it: LevelDB owns the files of its folder.
       trie = await openLevel(`${dir}-trie`, 'state trie database');
       await adoptTrieKeys(db, trie);
       bodies = await BodyFiles.open(`${dir}-bodies`);
+      leafRuns = await LeafRuns.open(`${dir}-leaves`, await trie.get(keys.leafRuns));
     } catch (e) {
+      await bodies?.close();
       await trie?.close();
       await db.close();
       throw e;
     }
-    const store = new ChainStore(db, limits, bodies, trie);
+    const store = new ChainStore(db, limits, leafRuns, bodies, trie);
     await store.loadStateStart();
     return store;
   }
@@ -267,7 +286,10 @@ export class ChainStore {
     this.oldTxIndex = await this.hasPrefix(keys.oldTxIndex(new Uint8Array(0)));
     const v = await this.trie.db.get(keys.stateLayer);
     this.stateStart = v ? Buffer.from(v).readBigUInt64BE() : undefined;
-    this.deepNodesStored = v !== undefined && !(await this.trie.db.get(keys.trieFormat));
+    const format = (await this.trie.db.get(keys.trieFormat))?.[0];
+    this.deepNodesStored = v !== undefined && format === undefined;
+    if (format === LEAVES_IN_LEVELDB) await this.moveLeavesToRuns();
+    else if (format === LEAVES_IN_RUNS && this.trie !== this.main) await this.dropLevelLeaves();
     if (this.stateStart !== undefined && this.stateStart > 0n) this.layers.startAt(this.stateStart - 1n);
   }
 
@@ -317,42 +339,44 @@ export class ChainStore {
   /**
    * Converts a disk layer that stores every node (before decision 0650): its leaves, read from
    * its trie at `root` (the state root at block keys.stateLayer - 1; the empty root: none), are
-   * written as keys.hashedAccount / keys.hashedStorage, then keys.trieFormat, synced; then the
-   * nodes below the written depth are deleted. A crash before the format key lands leaves the
-   * old format whole (converted again at the next open); after it, at worst nodes no read asks
-   * for. Returns the leaves written.
+   * written as leaf runs (the slots' and the accounts', each in key order as the walk yields
+   * them), named in keys.leafRuns with keys.trieFormat, synced; then the nodes below the written
+   * depth are deleted. A crash before the format key lands leaves the old format whole (converted
+   * again at the next open, the runs' files deleted); after it, at worst nodes no read asks for.
+   * Returns the leaves written.
    */
   async convertTrieFormat(root: Bytes): Promise<number> {
     const db = this.trie.db;
     const view = this.trie.view;
     const reader = (owner?: Bytes) => async (hash: Bytes, path: Bytes) =>
       checked(hash, await db.get(trieNodeKey(owner, path), { snapshot: view }));
+    const slots = await this.leafRuns.create();
+    const accounts = await this.leafRuns.create();
+    try {
+      if (!sameHash(root, EMPTY_TRIE_ROOT))
+        for await (const [nibbles, leaf] of trieLeaves(root, reader())) {
+          const owner = nibblesToBytes(nibbles);
+          // A fork's deleted account is its DELETED_ACCOUNT leaf, not an account's list.
+          const isAccount = leaf[0] >= 0xc0;
+          await accounts.writer.add(keys.hashedAccount(owner), isAccount ? slimAccount(leaf) : leaf);
+          const storageRoot = isAccount ? createAccountFromRLP(leaf).storageRoot : EMPTY_TRIE_ROOT;
+          if (sameHash(storageRoot, EMPTY_TRIE_ROOT)) continue;
+          for await (const [slot, value] of trieLeaves(storageRoot, reader(owner)))
+            await slots.writer.add(
+              keys.hashedStorage(owner, nibblesToBytes(slot)),
+              RLP.decode(value) as Bytes,
+            );
+        }
+    } catch (e) {
+      await slots.writer.abandon();
+      await accounts.writer.abandon();
+      throw e;
+    }
+    const leaves = slots.writer.count + accounts.writer.count;
+    await this.landRuns([await this.leafRuns.finish(slots), await this.leafRuns.finish(accounts)]);
+    this.deepNodesStored = false;
     let batch = db.batch();
     let n = 0;
-    const step = async () => {
-      if (++n % CONVERT_BATCH) return;
-      await batch.write();
-      batch = db.batch();
-    };
-    if (!sameHash(root, EMPTY_TRIE_ROOT))
-      for await (const [nibbles, leaf] of trieLeaves(root, reader())) {
-        const owner = nibblesToBytes(nibbles);
-        // A fork's deleted account is its DELETED_ACCOUNT leaf, not an account's list.
-        const isAccount = leaf[0] >= 0xc0;
-        batch.put(keys.hashedAccount(owner), isAccount ? slimAccount(leaf) : leaf);
-        await step();
-        const storageRoot = isAccount ? createAccountFromRLP(leaf).storageRoot : EMPTY_TRIE_ROOT;
-        if (sameHash(storageRoot, EMPTY_TRIE_ROOT)) continue;
-        for await (const [slot, value] of trieLeaves(storageRoot, reader(owner))) {
-          batch.put(keys.hashedStorage(owner, nibblesToBytes(slot)), RLP.decode(value) as Bytes);
-          await step();
-        }
-      }
-    batch.put(keys.trieFormat, TRIE_FORMAT);
-    await batch.write({ sync: true } as never);
-    const leaves = n;
-    this.deepNodesStored = false;
-    batch = db.batch();
     for (const prefix of [
       keys.accountNode(new Uint8Array(0)),
       keys.storageNode(new Uint8Array(0), new Uint8Array(0)),
@@ -360,11 +384,58 @@ export class ChainStore {
       for await (const k of db.keys({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1) }))
         if (!isStoredDepth(pathLengthOfName(latin1(k)))) {
           batch.del(k);
-          await step();
+          if (++n % CONVERT_BATCH === 0) {
+            await batch.write();
+            batch = db.batch();
+          }
         }
     await batch.write();
     this.renewView(this.trie);
     return leaves;
+  }
+
+  /**
+   * Runs a conversion wrote, live: named in keys.leafRuns with keys.trieFormat (LEAVES_IN_RUNS)
+   * in one synced batch, then adopted.
+   */
+  private async landRuns(runs: NewRun[]): Promise<void> {
+    await this.trie.db.batch(
+      [
+        { type: 'put', key: keys.leafRuns, value: this.leafRuns.manifestWith(runs) },
+        { type: 'put', key: keys.trieFormat, value: Uint8Array.of(LEAVES_IN_RUNS) },
+      ],
+      { sync: true } as never,
+    );
+    for (const r of runs) this.leafRuns.adopt(r);
+  }
+
+  /**
+   * A disk layer of decision 0650's format (its leaves LevelDB keys `h` and `g`), converted at
+   * open: the keys, in order, into one leaf run, named in keys.leafRuns with the new format,
+   * synced; then the keys deleted (dropLevelLeaves). A crash before the batch lands leaves the
+   * old format whole and an unnamed file, deleted at the next open.
+   */
+  private async moveLeavesToRuns(): Promise<void> {
+    const out = await this.leafRuns.create();
+    try {
+      for (const prefix of [
+        keys.hashedStoragePrefix(new Uint8Array(0)),
+        keys.hashedAccount(new Uint8Array(0)),
+      ])
+        for await (const [k, v] of this.trie.db.iterator({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1) }))
+          await out.writer.add(k, v);
+    } catch (e) {
+      await out.writer.abandon();
+      throw e;
+    }
+    await this.landRuns([await this.leafRuns.finish(out)]);
+    await this.dropLevelLeaves();
+  }
+
+  /** Deletes leaves a crash left in LevelDB after they went to runs (moveLeavesToRuns). */
+  private async dropLevelLeaves(): Promise<void> {
+    for (const prefix of [keys.hashedStoragePrefix(new Uint8Array(0)), keys.hashedAccount(new Uint8Array(0))])
+      await this.trie.db.clear({ gte: prefix, lt: Uint8Array.of(prefix[0] + 1) });
   }
 
   /** Whether the database holds trie nodes of the old format (keyed by hash, before 0211). */
@@ -446,6 +517,9 @@ export class ChainStore {
   /** Waits for the queued batches, then closes the database. */
   async close(): Promise<void> {
     await this.writing;
+    await this.merging;
+    await this.writing;
+    await this.leafRuns.close();
     for (const part of this.trie === this.main ? [this.main] : [this.main, this.trie]) {
       await part.view.close();
       await part.db.close();
@@ -627,7 +701,7 @@ export class ChainStore {
    */
   private async makeNode(hash: Bytes, path: Bytes, owner: Bytes | undefined): Promise<Bytes | undefined> {
     const { gte, lt } = rangeUnder(owner, path);
-    const entries = await this.trie.db.iterator({ gte, lt, snapshot: this.trie.view }).all();
+    const entries = await this.leafRuns.range(gte, lt);
     this.readKeys.nodesMade++;
     this.readKeys.leavesRead += entries.length;
     if (!entries.length) return undefined;
@@ -749,6 +823,7 @@ export class ChainStore {
     await this.writeSplit(ops, true);
     if (ops.some((op) => op.key.length === 1 && op.key[0] === keys.trieReset[0])) {
       await finishTrieReset(this.main.db, this.trie.db);
+      this.leafRuns.clear();
       this.renewView();
     }
   }
@@ -902,17 +977,6 @@ export class ChainStore {
     return changes;
   }
 
-  /** The keys on disk of the leaves of the storage tries `leaves` clears. */
-  private async clearedLeafKeys(leaves: LeafChanges): Promise<Bytes[]> {
-    const out: Bytes[] = [];
-    for (const prefix of leaves.cleared) {
-      const gte = fromLatin1(prefix);
-      const lt = concat(gte, new Uint8Array(33).fill(0xff));
-      for await (const k of this.trie.db.keys({ gte, lt, snapshot: this.trie.view })) out.push(k);
-    }
-    return out;
-  }
-
   /**
    * A flush has landed: its nodes (the newest version of each path) go to the clean cache, in
    * slices (a flush is up to 32 MiB of nodes), and only then leave the layers: a read finds them
@@ -939,8 +1003,10 @@ export class ChainStore {
   private maybeFlush(force = false): void {
     const f = this.layers.takeFlush(force);
     if (!f) return;
-    const run = this.writing.then(async () => {
+    const landed = this.writing.then(async () => {
       if (this.failure) throw this.failure;
+      let run: NewRun | undefined;
+      let live: NewRun | undefined;
       try {
         const split = this.trie !== this.main;
         const allNodes = this.deepNodesStored;
@@ -949,7 +1015,8 @@ export class ChainStore {
         // Read before the batch is filled: LevelDB's chained batch is not to be held open across
         // reads of the same database (and the leaves' deletions need the disk's keys).
         const leaves = allNodes ? undefined : await this.leafChangesOf(f.from, f.next);
-        const gone = leaves ? await this.clearedLeafKeys(leaves) : [];
+        // The leaves first, in a run of their own, synced: the batch below makes it live.
+        run = leaves && (await this.leafRuns.write(leaves));
         const batch = this.trie.db.batch();
         let i = 0;
         for (const [name, enc] of f.entries()) {
@@ -959,23 +1026,21 @@ export class ChainStore {
           batch.put(fromLatin1(name), enc);
           this.written.trieFlushBytes += name.length + enc.length;
         }
-        // A cleared storage trie's old leaves first: the puts after them are its new ones.
-        for (const key of gone) batch.del(key);
-        if (leaves)
-          for (const [k, v] of leaves.entries()) {
-            if (i++ % BATCH_SLICE === 0) await nextTurn();
-            const key = fromLatin1(k);
-            if (v) batch.put(key, v);
-            else batch.del(key);
-            this.written.leafFlushBytes += key.length + (v?.length ?? 0);
-          }
+        if (run) {
+          batch.put(keys.leafRuns, this.leafRuns.manifestWith([run]));
+          this.written.leafFlushBytes += run.run.size;
+        }
         batch.put(keys.stateLayer, u64(f.next));
         const diffs = split ? this.main.db.batch() : batch;
         for (let n = f.from; n < f.next; n++) diffs.del(keys.stateDiff(n));
         await batch.write({ sync: split } as never);
+        // Named in the manifest now: never discarded, live with the view below.
+        live = run;
+        run = undefined;
         if (split) await diffs.write();
         this.written.flushes++;
       } catch (e) {
+        if (run) await this.leafRuns.discard(run);
         this.failure = new Error(
           `writing the state trie up to block ${f.next - 1n} failed: ${(e as Error).message}`,
           {
@@ -984,12 +1049,45 @@ export class ChainStore {
         );
         throw this.failure;
       }
+      if (live) this.leafRuns.adopt(live);
       this.renewView();
       this.stateStart = f.next;
       // Off the write queue: the next block's batch does not wait for the clean cache.
       this.keeping = this.keepFlushed(f);
+      this.maybeMerge();
     });
-    this.writing = run.catch(() => {});
+    this.writing = landed.catch(() => {});
+  }
+
+  /**
+   * Merges leaf runs while they are due (leafRuns.ts), one merge at a time, off the write queue:
+   * only the manifest's swap is queued behind the blocks. A merge that fails leaves the runs as
+   * they were (its file deleted); the next flush tries again.
+   */
+  private maybeMerge(): void {
+    if (this.merging || this.failure) return;
+    this.merging = (async () => {
+      for (;;) {
+        const r = await this.leafRuns.merge();
+        if (!r) return;
+        let live = false;
+        const swapped = this.writing.then(async () => {
+          if (this.failure || !this.leafRuns.isCurrent(r)) return;
+          await this.trie.db.put(keys.leafRuns, this.leafRuns.manifestWith([r]), { sync: true } as never);
+          this.leafRuns.adopt(r);
+          this.written.leafMergeBytes += r.run.size;
+          live = true;
+        });
+        this.writing = swapped.catch(() => {});
+        await swapped.finally(async () => {
+          if (!live) await this.leafRuns.discard(r);
+        });
+      }
+    })()
+      .catch(() => {})
+      .finally(() => {
+        this.merging = undefined;
+      });
   }
 }
 

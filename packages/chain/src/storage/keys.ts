@@ -62,6 +62,12 @@ export const keys = {
    * made from `h` and `g` rather than stored. A database without it is converted at open.
    */
   trieFormat: p('V'),
+  /**
+   * The disk layer's leaf runs (decision 0670, leafRuns.ts): the ids of the live run files in
+   * <dataDir>/chain-leaves, oldest first, u32 each. Written in the batch of the flush or merge
+   * that makes a run live.
+   */
+  leafRuns: p('Q'),
   /** u64: the first block whose trie nodes are not in the disk layer (replayed at start from `D`) */
   stateLayer: p('L'),
   /**

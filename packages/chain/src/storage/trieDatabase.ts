@@ -8,8 +8,9 @@
  *
  *   chain       blocks' references, indexes, flat state, forward diffs (D), head ...
  *   chain-trie  keys.accountNode (A), keys.storageNode (S), keys.stateLayer (L), the disk
- *               layer's leaves keys.hashedAccount (h) and keys.hashedStorage (g), and its format
- *               keys.trieFormat (V) (decision 0650)
+ *               layer's format keys.trieFormat (V) and its leaf runs keys.leafRuns (Q), the
+ *               files in chain-leaves (decision 0670); before that its leaves
+ *               keys.hashedAccount (h) and keys.hashedStorage (g) (decision 0650)
  *
  * `L` lives with the nodes: a flush's nodes and the new `L` land in one batch of this database,
  * so the disk layer and the block it stands at never disagree. The forward diffs the flush makes
@@ -33,6 +34,15 @@ const STATE_LAYER = 'L'.charCodeAt(0);
 const HASHED_ACCOUNT = 'h'.charCodeAt(0);
 const HASHED_STORAGE = 'g'.charCodeAt(0);
 const TRIE_FORMAT = 'V'.charCodeAt(0);
+const LEAF_RUNS = 'Q'.charCodeAt(0);
+
+/**
+ * keys.trieFormat's values: 1, the disk layer's leaves are LevelDB keys `h` and `g` (decision
+ * 0650); 2, they are sorted runs of our own (decision 0670, leafRuns.ts). Absent: every node is
+ * stored (before 0650).
+ */
+export const LEAVES_IN_LEVELDB = 1;
+export const LEAVES_IN_RUNS = 2;
 
 /**
  * Whether `key` belongs to the trie's database: a trie node, a leaf of the disk layer, the disk
@@ -46,7 +56,8 @@ export function isTrieKey(key: Bytes): boolean {
     k === STATE_LAYER ||
     k === HASHED_ACCOUNT ||
     k === HASHED_STORAGE ||
-    k === TRIE_FORMAT
+    k === TRIE_FORMAT ||
+    k === LEAF_RUNS
   );
 }
 
@@ -153,7 +164,7 @@ export async function finishTrieReset(chain: Db, trie: Db): Promise<void> {
   if (marker[0] === 1)
     await trie.batch(
       [
-        { type: 'put', key: keys.trieFormat, value: Uint8Array.of(1) },
+        { type: 'put', key: keys.trieFormat, value: Uint8Array.of(LEAVES_IN_RUNS) },
         { type: 'put', key: keys.stateLayer, value: marker.subarray(1, 9) },
       ],
       { sync: true } as never,
@@ -167,6 +178,7 @@ async function clearTrie(trie: Db): Promise<void> {
   await trie.batch(
     [
       { type: 'del', key: keys.trieFormat },
+      { type: 'del', key: keys.leafRuns },
       { type: 'del', key: keys.stateLayer },
     ],
     { sync: true } as never,
