@@ -44,7 +44,6 @@ import {
   trieResetValue,
 } from './trieDatabase.js';
 import { LeafRuns, type NewRun } from './leafRuns.js';
-import { RunWriter } from './leafRun.js';
 import type { PathNode } from './pathNodes.js';
 import {
   FULL_FLUSH_EVERY,
@@ -516,6 +515,7 @@ export class ChainStore {
 
   /** Waits for the queued batches, then closes the database. */
   async close(): Promise<void> {
+    this.leafRuns.stop();
     await this.writing;
     await this.merging;
     await this.writing;

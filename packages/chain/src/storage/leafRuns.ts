@@ -102,6 +102,8 @@ export class LeafRuns {
   private runs: Held[] = [];
   private nextId = 1;
   private generation = 0;
+  /** Closing: a merge in progress gives up at its next slice, and none starts. */
+  private stopping = false;
   /** Bytes of runs written by flushes and by merges (the bench's disk figures). */
   readonly written = { flushBytes: 0, mergeBytes: 0, merges: 0 };
 
@@ -308,7 +310,7 @@ export class LeafRuns {
    * Only one merge runs at a time (the caller's queue); flushes may add runs meanwhile.
    */
   async merge(): Promise<NewRun | undefined> {
-    const from = mergeFrom(this.runs.map((h) => h.run.size));
+    const from = this.stopping ? undefined : mergeFrom(this.runs.map((h) => h.run.size));
     if (from === undefined) return undefined;
     const group = this.runs.slice(from);
     const whole = from === 0;
@@ -345,6 +347,8 @@ export class LeafRuns {
         if (++since >= MERGE_SLICE) {
           since = 0;
           await nextTurn();
+          // A merge of the largest runs takes minutes at load: a node stopping does not wait.
+          if (this.stopping) throw new Error('the node is stopping');
         }
       }
       const r = await this.finish(out, whole ? [] : [...clearedAt.keys()].map(fromLatin1));
@@ -365,7 +369,13 @@ export class LeafRuns {
     for (const h of this.runs.splice(0)) this.retire(h);
   }
 
+  /** Merges stop: the one in progress gives up (its file deleted), no other starts. */
+  stop(): void {
+    this.stopping = true;
+  }
+
   async close(): Promise<void> {
+    this.stopping = true;
     for (const h of this.runs.splice(0)) await h.run.close().catch(() => {});
   }
 
