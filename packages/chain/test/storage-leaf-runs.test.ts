@@ -192,6 +192,36 @@ describe.each([
     await expect(LeafRuns.open(folder, manifest)).rejects.toThrow(/leaf runs in .* are damaged/);
   });
 
+  it('deletes the runs a merge replaced once the reads holding them are done', async () => {
+    const dir = onDisk ? tempDir('wharf-leafruns-') : undefined;
+    if (dir) dirs.push(dir);
+    const folder = dir && path.join(dir, 'leaves');
+    const runs = await LeafRuns.open(folder, undefined);
+    for (let i = 0; i < FANOUT; i++) {
+      const changes = new LeafChanges();
+      changes.add(
+        {
+          accounts: [{ address: address(i), rlp: new Account(1n, 1n).serialize() }],
+          clearedStorage: [],
+          storage: [],
+        },
+        false,
+      );
+      runs.adopt((await runs.write(changes)) as NewRun);
+    }
+    const merge = (await runs.merge()) as NewRun;
+    // A read holds the four runs; the merge replaces them before it is done.
+    const reading = runs.range(Uint8Array.of(0x68), Uint8Array.of(0x69));
+    runs.adopt(merge);
+    expect((await reading).length).toBe(FANOUT);
+    expect((await runs.range(Uint8Array.of(0x68), Uint8Array.of(0x69))).length).toBe(FANOUT);
+    if (folder) {
+      await new Promise((r) => setTimeout(r, 50));
+      expect(fs.readdirSync(folder)).toEqual([`${String(merge.id).padStart(8, '0')}.leaves`]);
+    }
+    await runs.close();
+  });
+
   it('drops what a reset cleared, and a merge the reset overtook', async () => {
     const dir = onDisk ? tempDir('wharf-leafruns-') : undefined;
     if (dir) dirs.push(dir);

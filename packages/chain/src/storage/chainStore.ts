@@ -8,6 +8,8 @@
  * blocks' diff layers over one trie on disk (pathLayers.ts), written in large merged batches
  * behind the blocks; at start the forward diffs of the blocks past that trie rebuild the layers
  * (execution/rebuildLayers.ts). Decision: docs/decisions/0211-path-keyed-trie-storage.md.
+ * The trie on disk keeps only its top nodes; deeper ones are made from its leaves, which are
+ * sorted run files of their own (hashedState.ts, leafRuns.ts; decisions 0650, 0670).
  *
  * Write-behind: `writeBlock` makes the block readable through this store at once (an in-memory
  * overlay of its keys) and writes the batch in the background, blocks strictly in order; the

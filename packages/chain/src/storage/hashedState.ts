@@ -1,7 +1,8 @@
 /**
  * The disk layer's leaves, keyed as the trie keys them (decision 0650): every account at
  * keccak(address) (`keys.hashedAccount`) and every slot at keccak(address) + keccak(slot)
- * (`keys.hashedStorage`), as of the disk layer's block. The leaves under a trie path are then one
+ * (`keys.hashedStorage`), as of the disk layer's block, in sorted runs of their own (leafRuns.ts,
+ * decision 0670). The leaves under a trie path are then one
  * key range, and a node below the written depth is made from that range when a read needs it
  * (trie/subtree.ts) rather than stored: a flush writes the changed leaves (~50 bytes an account)
  * and the nodes of the top `WRITTEN_DEPTH` levels, not the ~6 nodes an account's path rewrites.

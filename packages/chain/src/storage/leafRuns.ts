@@ -168,7 +168,9 @@ export class LeafRuns {
    * (rangeUnder) does not read the runs older than the newest one that cleared it.
    */
   async range(gte: Bytes, lt: Bytes): Promise<[Bytes, Bytes][]> {
-    let held = this.runs;
+    // A copy: a flush or a merge may change the live runs while the reads are out, and the
+    // runs released must be the ones held.
+    let held = this.runs.slice();
     if (gte[0] === STORAGE_LEAF && gte.length >= OWNER_PREFIX_BYTES) {
       const owner = latin1(gte.subarray(0, OWNER_PREFIX_BYTES));
       for (let i = held.length - 1; i >= 0; i--)
