@@ -174,6 +174,8 @@ describe.each([
     }
     expect(merged).toBeGreaterThan(2);
     expect(runs.written.mergeBytes).toBeGreaterThan(0);
+    // Runs on disk merge in a thread of their own (the package is built by `npm ci`).
+    expect(runs.written.mergesInThread).toBe(onDisk ? merged : 0);
     // Slim values as written: the model keeps what LeafChanges hands over.
     expect(model.size).toBeGreaterThan(3_000);
     expect([...model.values()].some((v) => hex(v) === hex(slimAccount(v)))).toBe(true);

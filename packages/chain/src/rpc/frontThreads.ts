@@ -6,14 +6,12 @@
  * here as if it came on a socket of this thread, through the same queue), a connection the lean
  * front does not serve as a tunnel to Node's HTTP server here (tunnelSocket.ts).
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { FromWorker, FrontWorkerData, ToWorker } from './frontProtocol.js';
 import type { ReplicaPublisher } from './replicaPublisher.js';
 import { TunnelSocket } from './tunnelSocket.js';
 import { workerLimits } from '../workerLimits.js';
+import { builtScript } from '../builtScript.js';
 
 export interface FrontThreadsOptions {
   count: number;
@@ -48,19 +46,6 @@ const CACHE_ENTRIES = 500_000;
 const CACHE_CODE_BYTES = 64 * 1024 * 1024;
 const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
-
-/**
- * The worker's script: next to this file once built (dist/rpc/frontWorker.js); when this file
- * runs from source (tests under vitest), the build's copy.
- */
-function workerScript(): string | undefined {
-  const here = fileURLToPath(import.meta.url);
-  const dir = path.dirname(here);
-  const candidates = here.endsWith('.ts')
-    ? [path.resolve(dir, '../../dist/rpc/frontWorker.js')]
-    : [path.join(dir, 'frontWorker.js')];
-  return candidates.find((c) => existsSync(c));
-}
 
 class FrontThread {
   private readonly tunnels = new Map<number, TunnelSocket>();
@@ -169,7 +154,7 @@ export class FrontThreads {
 
   /** Starts `count` threads and waits until each listens; those that cannot are left out. */
   static async start(o: FrontThreadsOptions): Promise<FrontThreads> {
-    const script = workerScript();
+    const script = builtScript(import.meta.url, 'frontWorker.js');
     if (!script) {
       o.onError('front threads are off: the worker script is not built (npm run build)');
       return new FrontThreads([], o);

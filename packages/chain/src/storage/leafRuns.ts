@@ -1,7 +1,8 @@
 /**
  * The disk layer's leaves as sorted runs of our own (decision 0670), in `<dataDir>/chain-leaves`:
  * every flush writes its changed leaves as one new run (leafRun.ts), and runs of about the same
- * size are merged, `FANOUT` at a time, into one bigger run. A leaf read is then a `pread` of a
+ * size are merged, `FANOUT` at a time, into one bigger run (in a thread of their own,
+ * leafMergeWorker.ts: a merge of the largest runs reads and writes hundreds of MB). A leaf read is then a `pread` of a
  * block or two in each run, newest first, instead of a LevelDB iterator: no table is mapped into
  * the process, and nothing compacts the runs but these merges.
  *
@@ -17,6 +18,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LeafChanges } from './hashedState.js';
+import { Worker } from 'node:worker_threads';
+import { builtScript } from '../builtScript.js';
+import { workerLimits } from '../workerLimits.js';
+import { mergeRuns } from './leafMerge.js';
+import type { MergeJob } from './leafMergeWorker.js';
 import { type LeafEntry, LeafRun, OWNER_PREFIX_BYTES, RunWriter } from './leafRun.js';
 import { fromLatin1, latin1 } from './pathLayers.js';
 
@@ -26,8 +32,8 @@ type Bytes = Uint8Array;
 export const FANOUT = 4;
 /** Runs below this size count as one size class (a flush at low load writes small runs). */
 const MIN_CLASS_BYTES = 1 << 20;
-/** Entries a merge handles between two turns of the event loop. */
-const MERGE_SLICE = 2048;
+/** Leaves a flush's run takes between two turns of the event loop. */
+const WRITE_SLICE = 2048;
 const STORAGE_LEAF = 'g'.charCodeAt(0);
 const SUFFIX = '.leaves';
 
@@ -104,8 +110,10 @@ export class LeafRuns {
   private generation = 0;
   /** Closing: a merge in progress gives up at its next slice, and none starts. */
   private stopping = false;
+  /** The thread of the merge in progress, if it runs in one. */
+  private merger?: Worker;
   /** Bytes of runs written by flushes and by merges (the bench's disk figures). */
-  readonly written = { flushBytes: 0, mergeBytes: 0, merges: 0 };
+  readonly written = { flushBytes: 0, mergeBytes: 0, merges: 0, mergesInThread: 0 };
 
   private constructor(
     /** The runs' folder; none: in memory (`--ephemeral`). */
@@ -241,7 +249,7 @@ export class LeafRuns {
         bucket.sort((a, b) => (a[0] < b[0] ? -1 : 1));
         for (const [k, v] of bucket) await w.add(fromLatin1(k), v);
         since += bucket.length;
-        if (since >= MERGE_SLICE) {
+        if (since >= WRITE_SLICE) {
           since = 0;
           await nextTurn();
         }
@@ -317,52 +325,58 @@ export class LeafRuns {
     const group = this.runs.slice(from);
     const whole = from === 0;
     for (const h of group) h.users++;
-    const out = await this.create();
-    const w = out.writer;
     try {
-      // The newest run in the group that cleared each storage trie: older entries there go.
-      const clearedAt = new Map<string, number>();
-      group.forEach((h, i) => {
-        for (const owner of h.run.cleared) clearedAt.set(owner, i);
-      });
-      const cursors = await Promise.all(group.map((h) => Cursor.start(h.run)));
-      let since = 0;
-      for (;;) {
-        // The smallest key; of equal keys the newest run's.
-        let pick = -1;
-        for (let i = 0; i < cursors.length; i++) {
-          const c = cursors[i].current;
-          if (!c) continue;
-          if (pick < 0) pick = i;
-          else if (Buffer.compare(c[0], (cursors[pick].current as LeafEntry)[0]) <= 0) pick = i;
-        }
-        if (pick < 0) break;
-        const [key, value] = cursors[pick].current as LeafEntry;
-        for (const c of cursors) if (c.current && Buffer.compare(c.current[0], key) === 0) await c.next();
-        if (key[0] === STORAGE_LEAF && clearedAt.size) {
-          const at = clearedAt.get(latin1(key.subarray(0, OWNER_PREFIX_BYTES)));
-          if (at !== undefined && at > pick) continue;
-        }
-        // Into the oldest run nothing older is left to hide: deletions go.
-        if (value === null && whole) continue;
-        await w.add(key, value);
-        if (++since >= MERGE_SLICE) {
-          since = 0;
-          await nextTurn();
-          // A merge of the largest runs takes minutes at load: a node stopping does not wait.
-          if (this.stopping) throw new Error('the node is stopping');
-        }
-      }
-      const r = await this.finish(out, whole ? [] : [...clearedAt.keys()].map(fromLatin1));
+      const script = this.dir && builtScript(import.meta.url, 'leafMergeWorker.js');
+      const r = script ? await this.mergeInWorker(script, group, whole) : await this.mergeHere(group, whole);
       this.written.mergeBytes += r.run.size;
       this.written.merges++;
       return { ...r, replaces: group.map((h) => h.id) };
-    } catch (e) {
-      await w.abandon();
-      throw e;
     } finally {
       for (const h of group) this.release(h);
     }
+  }
+
+  /** A merge on the event loop, in slices: runs in memory (or a build without the worker). */
+  private async mergeHere(group: Held[], whole: boolean): Promise<NewRun> {
+    const out = await this.create();
+    try {
+      const run = await mergeRuns(
+        group.map((h) => h.run),
+        out.writer,
+        whole,
+        () => this.stopping,
+      );
+      return { id: out.id, run, replaces: [], generation: out.generation };
+    } catch (e) {
+      await out.writer.abandon();
+      throw e;
+    }
+  }
+
+  /** A merge of runs on disk in a thread of its own (leafMergeWorker.ts); `stop` ends it. */
+  private async mergeInWorker(script: string, group: Held[], whole: boolean): Promise<NewRun> {
+    const id = this.nextId++;
+    const generation = this.generation;
+    const out = this.fileOf(id) as string;
+    const job: MergeJob = { inputs: group.map((h) => this.fileOf(h.id) as string), out, whole };
+    const worker = new Worker(script, {
+      workerData: job,
+      // It holds a chunk of each run and the entries between two writes.
+      resourceLimits: workerLimits({ maxOldGenerationSizeMb: 128 }),
+    });
+    this.merger = worker;
+    const answer = await new Promise<{ size?: number; error?: string }>((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (e) => resolve({ error: e.message }));
+      worker.once('exit', () => resolve({ error: 'the node is stopping' }));
+    });
+    this.merger = undefined;
+    if (answer.error !== undefined) {
+      await fs.promises.rm(out, { force: true });
+      throw new Error(`merging leaf runs failed: ${answer.error}`);
+    }
+    this.written.mergesInThread++;
+    return { id, run: await LeafRun.openFile(out), replaces: [], generation };
   }
 
   /** A reset: every run retires (the manifest is gone with the trie's keys). */
@@ -374,6 +388,7 @@ export class LeafRuns {
   /** Merges stop: the one in progress gives up (its file deleted), no other starts. */
   stop(): void {
     this.stopping = true;
+    this.merger?.terminate().catch(() => {});
   }
 
   async close(): Promise<void> {
@@ -397,36 +412,5 @@ export class LeafRuns {
       .catch(() => {})
       .then(() => (file ? fs.promises.rm(file, { force: true }) : undefined))
       .catch(() => {});
-  }
-}
-
-/** Reads a run's entries in order, a chunk at a time. */
-class Cursor {
-  private chunk: LeafEntry[] = [];
-  private i = 0;
-  private constructor(private readonly chunks: AsyncGenerator<LeafEntry[]>) {}
-
-  static async start(run: LeafRun): Promise<Cursor> {
-    const c = new Cursor(run.all());
-    await c.fill();
-    return c;
-  }
-
-  get current(): LeafEntry | undefined {
-    return this.chunk[this.i];
-  }
-
-  async next(): Promise<void> {
-    if (++this.i >= this.chunk.length) await this.fill();
-  }
-
-  private async fill(): Promise<void> {
-    this.i = 0;
-    this.chunk = [];
-    while (!this.chunk.length) {
-      const r = await this.chunks.next();
-      if (r.done) return;
-      this.chunk = r.value;
-    }
   }
 }
