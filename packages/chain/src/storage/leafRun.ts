@@ -280,14 +280,7 @@ export class LeafRun {
     const from = this.offsets[first];
     const to = lo < blocks ? this.offsets[lo] : this.dataEnd;
     if (to <= from) return [];
-    const out: LeafEntry[] = [];
-    for (const e of decodeEntries(await this.source.read(from, to - from))) {
-      const k = e[0];
-      if (Buffer.compare(k, gte) < 0) continue;
-      if (Buffer.compare(k, lt) >= 0) break;
-      out.push(e);
-    }
-    return out;
+    return entriesIn(await this.source.read(from, to - from), gte, lt);
   }
 
   /** Every entry in key order, read `chunkBytes` at a time (a merge of runs). */
@@ -308,6 +301,29 @@ export class LeafRun {
   close(): Promise<void> {
     return this.source.close();
   }
+}
+
+/**
+ * The entries of whole blocks' bytes with keys in [gte, lt). Keys are compared in the buffer: a
+ * block holds ~50 entries and a node made needs a few of them, so only those are copied out.
+ */
+function entriesIn(buf: Buffer, gte: Bytes, lt: Bytes): LeafEntry[] {
+  const out: LeafEntry[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const kl = buf[at];
+    const k = at + 1;
+    const vl = buf.readUInt16BE(k + kl);
+    const v = k + kl + 2;
+    const next = vl === DELETED ? v : v + vl;
+    if (buf.compare(lt, 0, lt.length, k, k + kl) >= 0) break;
+    if (buf.compare(gte, 0, gte.length, k, k + kl) >= 0) {
+      const key = Uint8Array.prototype.slice.call(buf, k, k + kl);
+      out.push([key, vl === DELETED ? null : Uint8Array.prototype.slice.call(buf, v, next)]);
+    }
+    at = next;
+  }
+  return out;
 }
 
 /** The entries of whole blocks' bytes. Keys and values are copies (the buffer is not kept). */

@@ -195,31 +195,32 @@ export class LeafRuns {
     } finally {
       for (const h of held) this.release(h);
     }
-    if (got.length === 1) return got[0].filter((e): e is [Bytes, Bytes] => e[1] !== null);
     // A range over several storage tries: the newest run that cleared each (older entries go).
     const clearedAt = new Map<string, number>();
     for (const [i, h] of held.entries()) for (const owner of h.run.cleared) clearedAt.set(owner, i);
-    // Newest first: a key's first sighting is its value.
-    const seen = new Map<string, LeafEntry>();
-    for (let i = got.length - 1; i >= 0; i--)
-      for (const e of got[i]) {
-        const k = latin1(e[0]);
-        if (seen.has(k)) continue;
-        if (
-          clearedAt.size &&
-          e[0][0] === STORAGE_LEAF &&
-          (clearedAt.get(k.slice(0, OWNER_PREFIX_BYTES)) ?? -1) > i
-        )
-          continue;
-        seen.set(k, e);
-      }
-    const keys = [...seen.keys()].sort();
+    // The runs' sorted answers merged: the smallest key next; of equal keys the newest run's.
+    const at = new Array<number>(got.length).fill(0);
     const out: [Bytes, Bytes][] = [];
-    for (const k of keys) {
-      const e = seen.get(k) as LeafEntry;
-      if (e[1] !== null) out.push(e as [Bytes, Bytes]);
+    for (;;) {
+      let pick = -1;
+      for (let i = 0; i < got.length; i++) {
+        const e = got[i][at[i]];
+        if (!e) continue;
+        if (pick < 0 || Buffer.compare(e[0], got[pick][at[pick]][0]) <= 0) pick = i;
+      }
+      if (pick < 0) return out;
+      const [key, value] = got[pick][at[pick]];
+      for (let i = 0; i < got.length; i++) {
+        const e = got[i][at[i]];
+        if (e && Buffer.compare(e[0], key) === 0) at[i]++;
+      }
+      if (value === null) continue;
+      if (clearedAt.size && key[0] === STORAGE_LEAF) {
+        const cleared = clearedAt.get(latin1(key.subarray(0, OWNER_PREFIX_BYTES)));
+        if (cleared !== undefined && cleared > pick) continue;
+      }
+      out.push([key, value]);
     }
-    return out;
   }
 
   /**
