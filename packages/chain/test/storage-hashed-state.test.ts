@@ -195,6 +195,8 @@ describe.each([
       for (const [k, v] of await runs.range(gte, lt)) slotLeaves.set(hex(k.subarray(1)), hex(v));
     }
     await runs.close();
+    // A new database is of the runs' format from its first block: its next open moves nothing.
+    expect((await trieDb.get(keys.trieFormat))?.[0]).toBe(LEAVES_IN_RUNS);
     if (flushBlocks === 4) await backToLeavesInLevelDb(dir, trieDb);
     // Exactly block 11's slots: none left over from before the cleared trie or a zeroed slot
     // (a fork keeps its zeroed slots as leaves with an empty value).

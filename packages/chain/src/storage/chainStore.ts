@@ -403,7 +403,7 @@ export class ChainStore {
     await this.trie.db.batch(
       [
         { type: 'put', key: keys.leafRuns, value: this.leafRuns.manifestWith(runs) },
-        { type: 'put', key: keys.trieFormat, value: Uint8Array.of(LEAVES_IN_RUNS) },
+        { type: 'put', key: keys.trieFormat, value: TRIE_FORMAT },
       ],
       { sync: true } as never,
     );
@@ -1093,8 +1093,11 @@ export class ChainStore {
   }
 }
 
-/** keys.trieFormat's value: the disk layer's deep nodes are made from its leaves (decision 0650). */
-const TRIE_FORMAT = Uint8Array.of(1);
+/**
+ * keys.trieFormat's value for a new database: the disk layer's deep nodes are made from its
+ * leaves (decision 0650), which are runs of their own (0670).
+ */
+const TRIE_FORMAT = Uint8Array.of(LEAVES_IN_RUNS);
 /** Puts per batch while converting a trie's database to that format. */
 const CONVERT_BATCH = 20_000;
 

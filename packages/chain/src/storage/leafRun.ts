@@ -120,7 +120,7 @@ export class RunWriter {
 
   private async spill(): Promise<void> {
     const out = this.chunk.subarray(0, this.at);
-    if (this.file) await this.file.write(out);
+    if (this.file) await writeAll(this.file, out);
     else this.chunks.push(Buffer.from(out));
     this.written += this.at;
     this.at = 0;
@@ -155,7 +155,7 @@ export class RunWriter {
     await this.spill();
     const rest = Buffer.concat(tail);
     if (this.file && this.path) {
-      await this.file.write(rest);
+      await writeAll(this.file, rest);
       await this.file.sync();
       await this.file.close();
       await syncFolder(this.path);
@@ -170,6 +170,15 @@ export class RunWriter {
     if (!this.file || !this.path) return;
     await this.file.close().catch(() => {});
     await fs.promises.rm(this.path, { force: true });
+  }
+}
+
+/** Writes all of `bytes` at the file's position (a write may take fewer bytes than asked). */
+async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await file.write(bytes, done, bytes.length - done);
+    done += bytesWritten;
   }
 }
 
