@@ -2,14 +2,15 @@
  * The disk layer's leaves as sorted runs of our own (decision 0670), in `<dataDir>/chain-leaves`:
  * every flush writes its changed leaves as one new run (leafRun.ts), and runs of about the same
  * size are merged, `FANOUT` at a time, into one bigger run (in a thread of their own,
- * leafMergeWorker.ts: a merge of the largest runs reads and writes hundreds of MB). A leaf read is then a `pread` of a
- * block or two in each run, newest first, instead of a LevelDB iterator: no table is mapped into
- * the process, and nothing compacts the runs but these merges.
+ * leafMergeWorker.ts: a merge of the largest runs reads and writes hundreds of MB). A leaf read
+ * is then a `pread` of a block or two in each run instead of a LevelDB iterator: no table is
+ * mapped into the process, and nothing compacts the runs but these merges.
  *
  * Which runs are live is the manifest (keys.leafRuns, in the trie's database): a flush's run is
  * written and synced first, then named in the manifest in the same batch as the flush's nodes and
- * keys.stateLayer. A merge's run replaces its inputs in the manifest the same way. A file the
- * manifest does not name (a flush or merge a crash cut short, a reset) is deleted at the next open.
+ * keys.stateLayer. A merge's run, once synced, replaces its inputs in the manifest by a synced
+ * put queued behind the blocks. A file the manifest does not name (a flush or merge a crash cut
+ * short, a reset) is deleted at the next open.
  *
  * Reads hold the runs they read: a run a merge replaces is closed and deleted once its last read
  * is done.
