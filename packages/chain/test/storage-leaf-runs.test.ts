@@ -194,23 +194,23 @@ describe.each([
     await expect(LeafRuns.open(folder, manifest)).rejects.toThrow(/leaf runs in .* are damaged/);
   });
 
-  it('deletes the runs a merge replaced once the reads holding them are done', async () => {
+  /** FANOUT live runs of one account each: a merge is due. */
+  const fanoutRuns = async () => {
     const dir = onDisk ? tempDir('wharf-leafruns-') : undefined;
     if (dir) dirs.push(dir);
     const folder = dir && path.join(dir, 'leaves');
     const runs = await LeafRuns.open(folder, undefined);
     for (let i = 0; i < FANOUT; i++) {
       const changes = new LeafChanges();
-      changes.add(
-        {
-          accounts: [{ address: address(i), rlp: new Account(1n, 1n).serialize() }],
-          clearedStorage: [],
-          storage: [],
-        },
-        false,
-      );
+      const rlp = new Account(1n, 1n).serialize();
+      changes.add({ accounts: [{ address: address(i), rlp }], clearedStorage: [], storage: [] }, false);
       runs.adopt((await runs.write(changes)) as NewRun);
     }
+    return { folder, runs };
+  };
+
+  it('deletes the runs a merge replaced once the reads holding them are done', async () => {
+    const { folder, runs } = await fanoutRuns();
     const merge = (await runs.merge()) as NewRun;
     // A read holds the four runs; the merge replaces them before it is done.
     const reading = runs.range(Uint8Array.of(0x68), Uint8Array.of(0x69));
@@ -225,23 +225,7 @@ describe.each([
   });
 
   it('drops what a reset cleared, and a merge the reset overtook', async () => {
-    const dir = onDisk ? tempDir('wharf-leafruns-') : undefined;
-    if (dir) dirs.push(dir);
-    const folder = dir && path.join(dir, 'leaves');
-    const runs = await LeafRuns.open(folder, undefined);
-    for (let i = 0; i < FANOUT; i++) {
-      const changes = new LeafChanges();
-      changes.add(
-        {
-          accounts: [{ address: address(i), rlp: new Account(1n, 1n).serialize() }],
-          clearedStorage: [],
-          storage: [],
-        },
-        false,
-      );
-      const r = (await runs.write(changes)) as NewRun;
-      runs.adopt(r);
-    }
+    const { folder, runs } = await fanoutRuns();
     const merge = (await runs.merge()) as NewRun;
     expect(merge.replaces.length).toBe(FANOUT);
     runs.clear();
