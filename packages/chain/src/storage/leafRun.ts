@@ -30,6 +30,10 @@ const KEY_STRIDE = 65;
 /** A storage trie's key prefix: 'g' + owner. */
 export const OWNER_PREFIX_BYTES = 33;
 
+/** Bounds of every key: none is below the empty key, none reaches a key longer than any. */
+const NO_KEY = new Uint8Array(0);
+const PAST_EVERY_KEY = new Uint8Array(KEY_STRIDE + 1).fill(0xff);
+
 /** An entry: its key and value (null: the leaf is deleted). */
 export type LeafEntry = [key: Bytes, value: Bytes | null];
 
@@ -302,7 +306,7 @@ export class LeafRun {
       while (e < blocks && this.offsets[e] - this.offsets[b] < chunkBytes) e++;
       const from = this.offsets[b];
       const to = e < blocks ? this.offsets[e] : this.dataEnd;
-      yield decodeEntries(await this.source.read(from, to - from));
+      yield entriesIn(await this.source.read(from, to - from), NO_KEY, PAST_EVERY_KEY);
       b = e;
     }
   }
@@ -331,25 +335,6 @@ function entriesIn(buf: Buffer, gte: Bytes, lt: Bytes): LeafEntry[] {
       out.push([key, vl === DELETED ? null : Uint8Array.prototype.slice.call(buf, v, next)]);
     }
     at = next;
-  }
-  return out;
-}
-
-/** The entries of whole blocks' bytes. Keys and values are copies (the buffer is not kept). */
-function decodeEntries(buf: Buffer): LeafEntry[] {
-  const out: LeafEntry[] = [];
-  let at = 0;
-  while (at < buf.length) {
-    const kl = buf[at++];
-    const key = Uint8Array.prototype.slice.call(buf, at, at + kl);
-    at += kl;
-    const vl = buf.readUInt16BE(at);
-    at += 2;
-    if (vl === DELETED) out.push([key, null]);
-    else {
-      out.push([key, Uint8Array.prototype.slice.call(buf, at, at + vl)]);
-      at += vl;
-    }
   }
   return out;
 }

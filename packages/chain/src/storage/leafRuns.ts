@@ -113,8 +113,8 @@ export class LeafRuns {
   private stopping = false;
   /** The thread of the merge in progress, if it runs in one. */
   private merger?: Worker;
-  /** Bytes of runs written by flushes and by merges (the bench's disk figures). */
-  readonly written = { flushBytes: 0, mergeBytes: 0, merges: 0, mergesInThread: 0 };
+  /** Runs merged, their bytes, and how many of them in a thread (the store counts a flush's). */
+  readonly written = { mergeBytes: 0, merges: 0, mergesInThread: 0 };
 
   private constructor(
     /** The runs' folder; none: in memory (`--ephemeral`). */
@@ -256,9 +256,7 @@ export class LeafRuns {
           await nextTurn();
         }
       }
-      const r = await this.finish(out, [...changes.cleared].map(fromLatin1));
-      this.written.flushBytes += r.run.size;
-      return r;
+      return await this.finish(out, [...changes.cleared].map(fromLatin1));
     } catch (e) {
       await w.abandon();
       throw e;
