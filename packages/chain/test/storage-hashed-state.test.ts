@@ -233,12 +233,13 @@ describe.each([
     expect(proof.length).toBeGreaterThan(WRITTEN_DEPTH);
     if (flushBlocks === 4) {
       expect(fs.readdirSync(`${dir}-leaves`).length).toBe(1);
+      // Opened once the store has let go of the database's lock (a deferred open raced it).
+      await store.close();
+      stores.splice(0);
       const trieDb = new ClassicLevel<Uint8Array, Uint8Array>(`${dir}-trie`, {
         keyEncoding: 'view',
         valueEncoding: 'view',
       });
-      await store.close();
-      stores.splice(0);
       for await (const k of trieDb.keys()) expect([0x67, 0x68]).not.toContain(k[0]);
       expect((await trieDb.get(keys.trieFormat))?.[0]).toBe(LEAVES_IN_RUNS);
       await trieDb.close();
