@@ -330,6 +330,11 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     () => ctx.store.readKeys.nodesMade,
   );
   written(
+    'wharf_state_nodes_made_on_loop_total',
+    'Of those, the nodes made on the event loop rather than in the subtree worker (decision 0680): every one with --ephemeral, and all after a worker failed.',
+    () => ctx.store.subtrees.made.here,
+  );
+  written(
     'wharf_state_leaves_read_total',
     'Leaves those range reads returned.',
     () => ctx.store.readKeys.leavesRead,

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { RLP } from '@ethereumjs/rlp';
 import { Account } from '@ethereumjs/util';
 import { ClassicLevel } from 'classic-level';
+import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initKeccak, keccak256 } from '../src/crypto/keccak.js';
 import { bytesToHex, hexToBytes } from '../src/primitives/hex.js';
@@ -169,6 +170,9 @@ describe.each([
     const made = store.readKeys.nodesMade;
     expect(await expectHead()).toBeGreaterThan(5_000);
     expect(store.readKeys.nodesMade - made).toBeGreaterThan(100);
+    // Made in the subtree worker (it reads the runs' files itself), none on the event loop.
+    expect(store.subtrees.made.inThread).toBe(store.readKeys.nodesMade);
+    expect(store.subtrees.made.here).toBe(0);
     await store.close();
     stores.splice(0);
     // Merged: the runs of 12 flushes were merged (the oldest ones into one, dropping deletions).
@@ -226,7 +230,17 @@ describe.each([
     // Accounts created after the disk layer's block are not in its state; every older one reads.
     let found = 0;
     const created = 400 * (disk + 1);
-    for (let i = 1; i <= created; i++) if (await trie.get(keccak256(address(i)))) found++;
+    const half = created >> 1;
+    for (let i = 1; i <= half; i++) if (await trie.get(keccak256(address(i)))) found++;
+    expect(store.subtrees.made.inThread).toBeGreaterThan(0);
+    // The worker killed with reads in flight: what it had, and every node after, is made on the
+    // event loop, and every read still answers.
+    const reads: Promise<Uint8Array | undefined>[] = [];
+    for (let i = half + 1; i <= created; i++) reads.push(trie.get(keccak256(address(i))));
+    await (store.subtrees as unknown as { worker: Worker }).worker.terminate();
+    for (const leaf of await Promise.all(reads)) if (leaf) found++;
+    expect(store.subtrees.inWorker).toEqual({ yes: false, failure: expect.stringMatching(/exited/) });
+    expect(store.subtrees.made.here).toBeGreaterThan(0);
     expect(found).toBeGreaterThan(created - 15 * (disk + 1));
     expect(await trie.get(keccak256(address(created + 1)))).toBeUndefined();
     const proof = await trie.createProof(keccak256(address(5)));

@@ -46,6 +46,7 @@ import {
   trieResetValue,
 } from './trieDatabase.js';
 import { LeafRuns, type NewRun } from './leafRuns.js';
+import { SubtreeMaker } from './subtreeMaker.js';
 import type { PathNode } from './pathNodes.js';
 import {
   FULL_FLUSH_EVERY,
@@ -54,10 +55,7 @@ import {
   LeafChanges,
   mayBeStale,
   pathLengthOfName,
-  putsOf,
-  rangeUnder,
 } from './hashedState.js';
-import { buildSubtree } from '../trie/subtree.js';
 import { trieLeaves } from '../trie/leaves.js';
 import { EMPTY_TRIE_ROOT } from '../trie/merkleTrie.js';
 
@@ -236,6 +234,8 @@ export class ChainStore {
    * deleted must stay visible as such. Set by openChain for forks.
    */
   tombstones = false;
+  /** Makes the disk layer's nodes from the leaf runs, in a worker (subtreeMaker.ts). */
+  readonly subtrees: SubtreeMaker;
 
   private constructor(
     db: Db,
@@ -250,6 +250,7 @@ export class ChainStore {
     this.trie = trieDb ? { db: trieDb, view: trieDb.snapshot() } : this.main;
     this.layers = new PathLayers(limits);
     this.cleanNodes = new CleanNodes(limits.cleanBytes ?? 0);
+    this.subtrees = new SubtreeMaker(leafRuns, leafRuns.onDisk);
   }
 
   /** A store in memory only (`--ephemeral`, as Anvil's default): gone when the node stops. */
@@ -518,6 +519,7 @@ export class ChainStore {
   /** Waits for the queued batches, then closes the database. */
   async close(): Promise<void> {
     this.leafRuns.stop();
+    await this.subtrees.stop();
     await this.writing;
     await this.merging;
     await this.writing;
@@ -702,19 +704,15 @@ export class ChainStore {
    * same path find them there.
    */
   private async makeNode(hash: Bytes, path: Bytes, owner: Bytes | undefined): Promise<Bytes | undefined> {
-    const { gte, lt } = rangeUnder(owner, path);
-    const entries = await this.leafRuns.range(gte, lt);
-    this.readKeys.nodesMade++;
-    this.readKeys.leavesRead += entries.length;
-    if (!entries.length) return undefined;
-    const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
-    if (!sameHash(ref, hash)) return undefined;
     // A stale depth-3 node's subtree is ~1/4,096 of the trie: only its top three levels are kept,
     // not a flood through the cache after a restart; the reads below make theirs as usual.
     const keep = isStoredDepth(path.length) ? path.length + 3 : Number.POSITIVE_INFINITY;
-    for (const [h, enc, p] of nodes)
-      if (p.length < keep) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
-    // A copy: the encoding is a view into a slab the trie's encoder shares (pathLayers.ts).
+    const { leaves, nodes } = await this.subtrees.make(owner, path, hash, keep);
+    this.readKeys.nodesMade++;
+    this.readKeys.leavesRead += leaves;
+    if (!nodes) return undefined;
+    for (const [h, enc, p] of nodes) this.cleanNodes.put(latin1(trieNodeKey(owner, p)), h, enc);
+    // A copy: the encoding is a view into a buffer other nodes share.
     return nodes[nodes.length - 1][1].slice();
   }
 

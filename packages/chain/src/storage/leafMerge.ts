@@ -57,6 +57,44 @@ export async function mergeRuns(
   return w.finish(whole ? [] : [...clearedAt.keys()].map(fromLatin1));
 }
 
+/**
+ * The live entries of a range read from several runs (`got[i]`, sorted, from the run whose
+ * cleared storage tries are `cleared[i]`; oldest first), merged: the smallest key next, of equal
+ * keys the newest run's; deleted leaves and entries of a storage trie a newer run cleared go.
+ */
+export function mergeAnswers(cleared: ReadonlySet<string>[], got: LeafEntry[][]): [Uint8Array, Uint8Array][] {
+  if (got.length === 1 && !cleared[0].size) {
+    const out: [Uint8Array, Uint8Array][] = [];
+    for (const [key, value] of got[0]) if (value !== null) out.push([key, value]);
+    return out;
+  }
+  // A range over several storage tries: the newest run that cleared each (older entries go).
+  const clearedAt = new Map<string, number>();
+  for (const [i, owners] of cleared.entries()) for (const owner of owners) clearedAt.set(owner, i);
+  const at = new Array<number>(got.length).fill(0);
+  const out: [Uint8Array, Uint8Array][] = [];
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < got.length; i++) {
+      const e = got[i][at[i]];
+      if (!e) continue;
+      if (pick < 0 || Buffer.compare(e[0], got[pick][at[pick]][0]) <= 0) pick = i;
+    }
+    if (pick < 0) return out;
+    const [key, value] = got[pick][at[pick]];
+    for (let i = 0; i < got.length; i++) {
+      const e = got[i][at[i]];
+      if (e && Buffer.compare(e[0], key) === 0) at[i]++;
+    }
+    if (value === null) continue;
+    if (clearedAt.size && key[0] === STORAGE_LEAF) {
+      const c = clearedAt.get(latin1(key.subarray(0, OWNER_PREFIX_BYTES)));
+      if (c !== undefined && c > pick) continue;
+    }
+    out.push([key, value]);
+  }
+}
+
 /** Reads a run's entries in order, a chunk at a time. */
 class Cursor {
   private chunk: LeafEntry[] = [];

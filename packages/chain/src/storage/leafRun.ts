@@ -60,6 +60,27 @@ class FileSource implements RunSource {
   }
 }
 
+/**
+ * A file read with a blocking `pread`: for a worker thread, where a read waits for nothing else
+ * and a trip through libuv's thread pool would cost more than a read from the page cache.
+ */
+class BlockingFileSource implements RunSource {
+  constructor(private readonly fd: number) {}
+  async read(offset: number, length: number): Promise<Buffer> {
+    const buf = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(this.fd, buf, done, length - done, offset + done);
+      if (!n) throw new Error(`a leaf run ends at ${offset + done}, before ${offset + length}`);
+      done += n;
+    }
+    return buf;
+  }
+  async close(): Promise<void> {
+    fs.closeSync(this.fd);
+  }
+}
+
 class MemorySource implements RunSource {
   constructor(private readonly bytes: Buffer) {}
   async read(offset: number, length: number): Promise<Buffer> {
@@ -224,6 +245,17 @@ export class LeafRun {
       return await LeafRun.open(new FileSource(file), size, path);
     } catch (e) {
       await file.close();
+      throw e;
+    }
+  }
+
+  /** A run's file read with blocking `pread`s (a worker thread's: subtreeWorker.ts). */
+  static async openFileBlocking(path: string): Promise<LeafRun> {
+    const fd = fs.openSync(path, 'r');
+    try {
+      return await LeafRun.open(new BlockingFileSource(fd), fs.fstatSync(fd).size, path);
+    } catch (e) {
+      fs.closeSync(fd);
       throw e;
     }
   }

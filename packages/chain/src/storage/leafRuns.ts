@@ -22,7 +22,7 @@ import type { LeafChanges } from './hashedState.js';
 import { Worker } from 'node:worker_threads';
 import { builtScript } from '../builtScript.js';
 import { workerLimits } from '../workerLimits.js';
-import { mergeRuns } from './leafMerge.js';
+import { mergeAnswers, mergeRuns } from './leafMerge.js';
 import type { MergeJob } from './leafMergeWorker.js';
 import { type LeafEntry, LeafRun, OWNER_PREFIX_BYTES, RunWriter } from './leafRun.js';
 import { fromLatin1, latin1 } from './pathLayers.js';
@@ -38,8 +38,13 @@ const WRITE_SLICE = 2048;
 const STORAGE_LEAF = 'g'.charCodeAt(0);
 const SUFFIX = '.leaves';
 
-interface Held {
-  id: number;
+/** A live run as a read holds it (`hold`). */
+export interface HeldRun {
+  readonly id: number;
+  readonly run: LeafRun;
+}
+
+interface Held extends HeldRun {
   run: LeafRun;
   /** Reads in flight on the run. */
   users: number;
@@ -115,6 +120,8 @@ export class LeafRuns {
   private merger?: Worker;
   /** Runs merged, their bytes, and how many of them in a thread (the store counts a flush's). */
   readonly written = { mergeBytes: 0, merges: 0, mergesInThread: 0 };
+  /** Told of each run closed for good (a reader of the runs' files elsewhere closes its own). */
+  onDrop?: (id: number) => void;
 
   private constructor(
     /** The runs' folder; none: in memory (`--ephemeral`). */
@@ -157,7 +164,13 @@ export class LeafRuns {
     return runs;
   }
 
-  private fileOf(id: number): string | undefined {
+  /** Whether the runs are files (else in memory: `--ephemeral`). */
+  get onDisk(): boolean {
+    return this.dir !== undefined;
+  }
+
+  /** The file of run `id` (none: runs in memory). */
+  fileOf(id: number): string | undefined {
     return this.dir && path.join(this.dir, runName(id));
   }
 
@@ -177,8 +190,26 @@ export class LeafRuns {
    * (rangeUnder) does not read the runs older than the newest one that cleared it.
    */
   async range(gte: Bytes, lt: Bytes): Promise<[Bytes, Bytes][]> {
-    // A copy: a flush or a merge may change the live runs while the reads are out, and the
-    // runs released must be the ones held.
+    const held = this.hold(gte);
+    if (!held.length) return [];
+    let got: LeafEntry[][];
+    try {
+      got = await Promise.all(held.map((h) => h.run.range(gte, lt)));
+    } finally {
+      this.release(held);
+    }
+    return mergeAnswers(
+      held.map((h) => h.run.cleared),
+      got,
+    );
+  }
+
+  /**
+   * The runs a read of a range starting at `gte` reads, oldest first, held: none is closed or
+   * deleted before `release`. A range within one storage trie (rangeUnder) starts at the newest
+   * run that cleared it. A copy: a flush or a merge may change the live runs meanwhile.
+   */
+  hold(gte: Bytes): HeldRun[] {
     let held = this.runs.slice();
     if (gte[0] === STORAGE_LEAF && gte.length >= OWNER_PREFIX_BYTES) {
       const owner = latin1(gte.subarray(0, OWNER_PREFIX_BYTES));
@@ -188,40 +219,13 @@ export class LeafRuns {
           break;
         }
     }
-    if (!held.length) return [];
     for (const h of held) h.users++;
-    let got: LeafEntry[][];
-    try {
-      got = await Promise.all(held.map((h) => h.run.range(gte, lt)));
-    } finally {
-      for (const h of held) this.release(h);
-    }
-    // A range over several storage tries: the newest run that cleared each (older entries go).
-    const clearedAt = new Map<string, number>();
-    for (const [i, h] of held.entries()) for (const owner of h.run.cleared) clearedAt.set(owner, i);
-    // The runs' sorted answers merged: the smallest key next; of equal keys the newest run's.
-    const at = new Array<number>(got.length).fill(0);
-    const out: [Bytes, Bytes][] = [];
-    for (;;) {
-      let pick = -1;
-      for (let i = 0; i < got.length; i++) {
-        const e = got[i][at[i]];
-        if (!e) continue;
-        if (pick < 0 || Buffer.compare(e[0], got[pick][at[pick]][0]) <= 0) pick = i;
-      }
-      if (pick < 0) return out;
-      const [key, value] = got[pick][at[pick]];
-      for (let i = 0; i < got.length; i++) {
-        const e = got[i][at[i]];
-        if (e && Buffer.compare(e[0], key) === 0) at[i]++;
-      }
-      if (value === null) continue;
-      if (clearedAt.size && key[0] === STORAGE_LEAF) {
-        const cleared = clearedAt.get(latin1(key.subarray(0, OWNER_PREFIX_BYTES)));
-        if (cleared !== undefined && cleared > pick) continue;
-      }
-      out.push([key, value]);
-    }
+    return held;
+  }
+
+  /** Ends a `hold`. */
+  release(held: readonly HeldRun[]): void {
+    for (const h of held) this.releaseOne(h as Held);
   }
 
   /**
@@ -332,7 +336,7 @@ export class LeafRuns {
       this.written.merges++;
       return { ...r, replaces: group.map((h) => h.id) };
     } finally {
-      for (const h of group) this.release(h);
+      this.release(group);
     }
   }
 
@@ -396,7 +400,7 @@ export class LeafRuns {
     for (const h of this.runs.splice(0)) await h.run.close().catch(() => {});
   }
 
-  private release(h: Held): void {
+  private releaseOne(h: Held): void {
     if (--h.users === 0 && h.retired) this.drop(h);
   }
 
@@ -406,6 +410,7 @@ export class LeafRuns {
   }
 
   private drop(h: Held): void {
+    this.onDrop?.(h.id);
     const file = this.fileOf(h.id);
     h.run
       .close()

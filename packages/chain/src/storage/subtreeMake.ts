@@ -1,0 +1,115 @@
+/**
+ * A disk-layer node made from its leaves (decision 0650): the leaves under its path read from
+ * every run a read holds (leafRuns.ts), merged, and the subtree built over them (trie/subtree.ts).
+ * The same code runs in the subtree worker (subtreeWorker.ts) and, without one, on the event
+ * loop (subtreeMaker.ts).
+ */
+import { buildSubtree } from '../trie/subtree.js';
+import type { TrieNodeEntry } from '../trie/types.js';
+import { putsOf, rangeUnder } from './hashedState.js';
+import { mergeAnswers } from './leafMerge.js';
+import type { LeafRun } from './leafRun.js';
+import { sameHash } from './pathLayers.js';
+
+/** A subtree made: the leaves read, and its nodes (the top last) if its top's keccak is the one asked. */
+export interface MadeSubtree {
+  leaves: number;
+  /** Only the nodes whose path is shorter than the `keep` asked, and always the top. */
+  nodes?: TrieNodeEntry[];
+}
+
+/**
+ * The subtree at `path` of the trie `owner` over the leaves in `runs` (oldest first), if its top
+ * is the node `hash` (else the path holds another version: no nodes).
+ */
+export async function makeSubtree(
+  runs: readonly LeafRun[],
+  owner: Uint8Array | undefined,
+  path: Uint8Array,
+  hash: Uint8Array,
+  keep: number,
+): Promise<MadeSubtree> {
+  const { gte, lt } = rangeUnder(owner, path);
+  const got = await Promise.all(runs.map((r) => r.range(gte, lt)));
+  const entries = mergeAnswers(
+    runs.map((r) => r.cleared),
+    got,
+  );
+  if (!entries.length) return { leaves: 0 };
+  const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
+  if (!sameHash(ref, hash)) return { leaves: entries.length };
+  const top = nodes[nodes.length - 1];
+  const kept = keep === Number.POSITIVE_INFINITY ? nodes : nodes.filter((n) => n[2].length < keep);
+  if (kept[kept.length - 1] !== top) kept.push(top);
+  // The encodings are views into the trie encoder's shared slabs (nodeCodec.ts): a caller that
+  // keeps one copies it.
+  return { leaves: entries.length, nodes: kept };
+}
+
+/*
+ * A worker's answers, packed into one buffer per message (moved to the node, not copied):
+ *   per job    made u8 (0: no node of that keccak there) | leaves u32 | [nodes u16 | nodes]
+ *   per node   keccak (32) | path length u8 | path (nibbles) | encoding length u16 | encoding
+ */
+
+export function pack(made: MadeSubtree[]): Uint8Array {
+  let size = 0;
+  for (const m of made) {
+    size += 5;
+    if (m.nodes) {
+      size += 2;
+      for (const [, enc, p] of m.nodes) size += 32 + 1 + p.length + 2 + enc.length;
+    }
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const m of made) {
+    out[at] = m.nodes ? 1 : 0;
+    view.setUint32(at + 1, m.leaves);
+    at += 5;
+    if (!m.nodes) continue;
+    view.setUint16(at, m.nodes.length);
+    at += 2;
+    for (const [hash, enc, p] of m.nodes) {
+      out.set(hash, at);
+      out[at + 32] = p.length;
+      out.set(p, at + 33);
+      at += 33 + p.length;
+      view.setUint16(at, enc.length);
+      out.set(enc, at + 2);
+      at += 2 + enc.length;
+    }
+  }
+  return out;
+}
+
+/** `pack`'s buffer read back: views into it (the caller copies what it keeps). */
+export function unpack(packed: Uint8Array, jobs: number): MadeSubtree[] {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const out: MadeSubtree[] = [];
+  let at = 0;
+  for (let j = 0; j < jobs; j++) {
+    const isMade = packed[at] === 1;
+    const leaves = view.getUint32(at + 1);
+    at += 5;
+    if (!isMade) {
+      out.push({ leaves });
+      continue;
+    }
+    const n = view.getUint16(at);
+    at += 2;
+    const nodes: TrieNodeEntry[] = [];
+    for (let i = 0; i < n; i++) {
+      const hash = packed.subarray(at, at + 32);
+      const pl = packed[at + 32];
+      const p = packed.subarray(at + 33, at + 33 + pl);
+      at += 33 + pl;
+      const el = view.getUint16(at);
+      nodes.push([hash, packed.subarray(at + 2, at + 2 + el), p]);
+      at += 2 + el;
+    }
+    out.push({ leaves, nodes });
+  }
+  return out;
+}

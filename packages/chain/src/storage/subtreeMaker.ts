@@ -1,0 +1,186 @@
+/**
+ * Makes the disk layer's nodes from their leaves (decision 0650) in the subtree worker
+ * (subtreeWorker.ts, decision 0680), so that a make's reads, its merge of the runs' answers, and
+ * its ~20-60 keccaks take none of the event loop's time: by minute 9 of 1,000 transfers/s that
+ * was ~9% of the main thread, two thirds of it the reads' trips through libuv's thread pool.
+ *
+ * The nodes asked while the current callbacks run go in one message (a flashblock's prefetch
+ * asks hundreds at once). Each make holds the runs it reads (leafRuns.ts `hold`) from the moment
+ * it is asked until its answer is back, so it reads the runs live when it was asked, and no file
+ * is deleted under it.
+ *
+ * Without a worker (runs in memory for `--ephemeral`, a package run from source without its
+ * build) and after a worker failed, nodes are made here, on the event loop.
+ */
+import { Worker } from 'node:worker_threads';
+import { builtScript } from '../builtScript.js';
+import { workerLimits } from '../workerLimits.js';
+import { leafPrefix } from './hashedState.js';
+import type { HeldRun, LeafRuns } from './leafRuns.js';
+import { type MadeSubtree, makeSubtree, unpack } from './subtreeMake.js';
+import type { FromSubtreeWorker, SubtreeJob, ToSubtreeWorker } from './subtreeWorker.js';
+
+type Bytes = Uint8Array;
+
+interface Asked {
+  owner: Bytes | undefined;
+  path: Bytes;
+  hash: Bytes;
+  keep: number;
+  held: readonly HeldRun[];
+  resolve: (m: MadeSubtree) => void;
+  reject: (e: unknown) => void;
+}
+
+export class SubtreeMaker {
+  private worker?: Worker;
+  /** Set once a worker failed: nodes are made here from then on. */
+  private failure?: string;
+  private readonly script?: string;
+  private queued: Asked[] = [];
+  private readonly inFlight = new Map<number, Asked[]>();
+  private seq = 0;
+  private stopped = false;
+  /** Nodes made, in the worker and here. */
+  readonly made = { inThread: 0, here: 0 };
+
+  constructor(
+    private readonly runs: LeafRuns,
+    /** Whether the runs are files a worker can open (not `--ephemeral`'s memory). */
+    onDisk: boolean,
+  ) {
+    this.script = onDisk ? builtScript(import.meta.url, 'subtreeWorker.js') : undefined;
+    runs.onDrop = (id) => this.post({ t: 'drop', id });
+  }
+
+  /** Whether nodes are made in the worker (`failure`: why no longer). */
+  get inWorker(): { yes: boolean; failure?: string } {
+    return { yes: !!this.script && !this.failure, failure: this.failure };
+  }
+
+  /**
+   * The subtree at `path` of the trie `owner`, made from the live leaves, if its top is the node
+   * `hash`: its nodes whose path is shorter than `keep` and its top (views: copy what is kept).
+   */
+  make(owner: Bytes | undefined, path: Bytes, hash: Bytes, keep: number): Promise<MadeSubtree> {
+    const held = this.runs.hold(leafPrefix(owner));
+    if (!held.length) {
+      this.runs.release(held);
+      return Promise.resolve({ leaves: 0 });
+    }
+    if (!this.script || this.failure || this.stopped) return this.here({ owner, path, hash, keep, held });
+    return new Promise((resolve, reject) => {
+      if (!this.queued.length) process.nextTick(() => this.send());
+      this.queued.push({ owner, path, hash, keep, held, resolve, reject });
+    });
+  }
+
+  /** Waits for the makes in flight, then ends the worker. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.send();
+    await Promise.allSettled(
+      [...this.inFlight.values()].flat().map((a) => new Promise<void>((r) => this.whenDone(a, r))),
+    );
+    await this.worker?.terminate().catch(() => {});
+    this.worker = undefined;
+  }
+
+  private whenDone(a: Asked, done: () => void): void {
+    const { resolve, reject } = a;
+    a.resolve = (m) => {
+      resolve(m);
+      done();
+    };
+    a.reject = (e) => {
+      reject(e);
+      done();
+    };
+  }
+
+  private async here(a: Omit<Asked, 'resolve' | 'reject'>): Promise<MadeSubtree> {
+    try {
+      this.made.here++;
+      return await makeSubtree(
+        a.held.map((h) => h.run),
+        a.owner,
+        a.path,
+        a.hash,
+        a.keep,
+      );
+    } finally {
+      this.runs.release(a.held);
+    }
+  }
+
+  private send(): void {
+    const asked = this.queued;
+    if (!asked.length) return;
+    this.queued = [];
+    if (this.failure) {
+      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      return;
+    }
+    const seq = ++this.seq;
+    this.inFlight.set(seq, asked);
+    const jobs: SubtreeJob[] = asked.map((a) => ({
+      owner: a.owner,
+      path: a.path,
+      hash: a.hash,
+      keep: a.keep,
+      runs: a.held.map((h) => [h.id, this.runs.fileOf(h.id) as string]),
+    }));
+    this.post({ t: 'make', seq, jobs });
+  }
+
+  private post(m: ToSubtreeWorker): void {
+    if (this.failure || !this.script) return;
+    if (!this.worker) {
+      if (m.t === 'drop') return;
+      this.worker = this.start(this.script);
+    }
+    this.worker.postMessage(m);
+  }
+
+  private start(script: string): Worker {
+    const worker = new Worker(script, {
+      // It holds the open runs' indexes (~1 MB per 100 MB of runs) and one message's leaves.
+      resourceLimits: workerLimits({ maxOldGenerationSizeMb: 64 }),
+    });
+    worker.on('message', (m: FromSubtreeWorker) => this.answered(m));
+    worker.on('error', (e) => this.fail(`the subtree worker failed: ${e.message}`));
+    worker.on('exit', (code) => {
+      if (!this.stopped) this.fail(`the subtree worker exited (code ${code})`);
+    });
+    // Not a reason to keep the process running.
+    worker.unref();
+    return worker;
+  }
+
+  private answered(m: FromSubtreeWorker): void {
+    const asked = this.inFlight.get(m.seq);
+    if (!asked) return;
+    this.inFlight.delete(m.seq);
+    if ('error' in m) {
+      // Made again here: a run the worker could not read is read here, or the error is reported.
+      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      return;
+    }
+    const made = unpack(m.packed, asked.length);
+    for (const [i, a] of asked.entries()) {
+      this.runs.release(a.held);
+      this.made.inThread++;
+      a.resolve(made[i]);
+    }
+  }
+
+  /** The worker is gone: what it had and everything after is made here. */
+  private fail(why: string): void {
+    if (this.failure) return;
+    this.failure = why;
+    this.worker = undefined;
+    const lost = [...this.inFlight.values()].flat();
+    this.inFlight.clear();
+    for (const a of lost) this.here(a).then(a.resolve, a.reject);
+  }
+}
