@@ -719,7 +719,7 @@ async function main() {
     if (!a || !b || b.t - a.t < 30 || !(b.txs > a.txs)) break;
     const per = (k) => ((b[k] - a[k]) / (b.txs - a.txs)) * 1000;
     readsPerMinute.push(
-      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('nodesMade'))} nodes made, ${f(per('mainCpuS') * 1000)} ms main-thread CPU, ${f(per('diskWrittenBytes') / 1024)} KB written to disk`,
+      `${m}: ${f(per('leveldbReads'))} getMany, ${f(per('leveldbAccountKeys'))} account + ${f(per('leveldbTrieNodeKeys'))} trie-node keys, ${f(per('nodesMade'))} nodes made (${f(per('nodesMadeOnLoop'))} on the event loop), ${f(per('mainCpuS') * 1000)} ms main-thread CPU, ${f(per('diskWrittenBytes') / 1024)} KB written to disk`,
     );
   }
   if (readsPerMinute.length) console.log(`per minute, per 1,000 transfers: ${readsPerMinute.join('; ')}`);
@@ -894,6 +894,8 @@ function processFigures(text) {
     leveldbAccountKeys: get('wharf_leveldb_read_keys_total\\{kind="account"\\}'),
     leveldbTrieNodeKeys: get('wharf_leveldb_read_keys_total\\{kind="trie_node"\\}'),
     nodesMade: get('wharf_state_nodes_made_total') || 0,
+    // Builds with the subtree worker (decision 0680); older ones made every node on the loop.
+    nodesMadeOnLoop: get('wharf_state_nodes_made_on_loop_total') || 0,
     leveldbOtherKeys:
       get('wharf_leveldb_read_keys_total\\{kind="storage"\\}') +
       get('wharf_leveldb_read_keys_total\\{kind="other"\\}'),
