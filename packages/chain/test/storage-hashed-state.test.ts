@@ -1,7 +1,10 @@
 // The disk layer keeps its leaves and the top of its trie, and makes the deeper nodes from the
 // leaves when a read needs them (decision 0650): every account and slot of a flushed state reads
 // back through a trie with no node in memory, on a real LevelDB, for a chain and for a fork.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RLP } from '@ethereumjs/rlp';
 import { Account } from '@ethereumjs/util';
 import { ClassicLevel } from 'classic-level';
@@ -220,6 +223,15 @@ describe.each([
     // Block 11's accounts (400 a block, at most 15 a block deleted) and its contracts' slots.
     expect(leaves).toBeGreaterThan(400 * (disk + 1) - 15 * (disk + 1));
 
+    if (flushBlocks === 1) {
+      // In a process of its own, with nothing else pending: the worker's answers keep it alive
+      // until every read has answered (a start's first reads are the whole event loop), and once
+      // idle the worker does not keep it running.
+      const got = readInAProcess(dir, limits, hex(roots[disk]), 400);
+      expect(got.inThread).toBeGreaterThan(0);
+      expect(got.found).toBeGreaterThan(400 - 15 * (disk + 1));
+    }
+
     // Reopened: the disk layer alone answers for its block's state (read from the runs the
     // leaves in LevelDB were moved to, for flushes of 4 blocks).
     if (flushBlocks === 4) expect(fs.existsSync(`${dir}-leaves`)).toBe(false);
@@ -260,6 +272,50 @@ describe.each([
     }
   });
 });
+
+/**
+ * Opens the store in `dir` in a new process (the built package), reads accounts 1..`count` at
+ * state `root` through a trie with nothing loaded, and exits without closing the store.
+ */
+function readInAProcess(
+  dir: string,
+  limits: object,
+  root: string,
+  count: number,
+): { found: number; inThread: number } {
+  const dist = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/')).href;
+  const script = `
+    const [dist, dir, limits, root, count] = process.argv.slice(2);
+    const { initKeccak, keccak256 } = await import(dist + 'crypto/keccak.js');
+    const { ChainStore } = await import(dist + 'storage/chainStore.js');
+    const { openTrie } = await import(dist + 'state/trieAdapter.js');
+    await initKeccak();
+    const store = await ChainStore.open(dir, JSON.parse(limits));
+    const nodes = {
+      get: (h, p, o) => store.getTrieNode(h, p, o),
+      getMany: (hs, ps, o) => store.getTrieNodes(hs, ps, o),
+    };
+    const trie = openTrie(Buffer.from(root, 'hex'), nodes);
+    let found = 0;
+    for (let i = 1; i <= Number(count); i++) {
+      const a = new Uint8Array(20);
+      new DataView(a.buffer).setUint32(16, i);
+      if (await trie.get(keccak256(a))) found++;
+    }
+    console.log(JSON.stringify({ found, inThread: store.subtrees.made.inThread }));
+  `;
+  // A file, not `--input-type=module -e`: a worker thread inherits the flag and cannot start.
+  const file = path.join(dir, '..', `${path.basename(dir)}-read.mjs`);
+  fs.writeFileSync(file, script);
+  const r = spawnSync(process.execPath, [file, dist, dir, JSON.stringify(limits), root, String(count)], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  fs.rmSync(file);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout);
+}
 
 /**
  * Turns a data directory back into decision 0650's format: its leaves as LevelDB keys `h` and

@@ -63,7 +63,8 @@ export async function mergeRuns(
  * keys the newest run's; deleted leaves and entries of a storage trie a newer run cleared go.
  */
 export function mergeAnswers(cleared: ReadonlySet<string>[], got: LeafEntry[][]): [Uint8Array, Uint8Array][] {
-  if (got.length === 1 && !cleared[0].size) {
+  // One run: nothing older for its clears to hide.
+  if (got.length === 1) {
     const out: [Uint8Array, Uint8Array][] = [];
     for (const [key, value] of got[0]) if (value !== null) out.push([key, value]);
     return out;

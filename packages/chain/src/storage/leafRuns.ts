@@ -45,7 +45,6 @@ export interface HeldRun {
 }
 
 interface Held extends HeldRun {
-  run: LeafRun;
   /** Reads in flight on the run. */
   users: number;
   /** Replaced (merge) or cleared (reset): closed and deleted when its last read is done. */

@@ -14,7 +14,7 @@ import { sameHash } from './pathLayers.js';
 /** A subtree made: the leaves read, and its nodes (the top last) if its top's keccak is the one asked. */
 export interface MadeSubtree {
   leaves: number;
-  /** Only the nodes whose path is shorter than the `keep` asked, and always the top. */
+  /** Only the nodes whose path is shorter than the `keep` asked (more than the top's). */
   nodes?: TrieNodeEntry[];
 }
 
@@ -38,9 +38,8 @@ export async function makeSubtree(
   if (!entries.length) return { leaves: 0 };
   const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
   if (!sameHash(ref, hash)) return { leaves: entries.length };
-  const top = nodes[nodes.length - 1];
+  // `keep` is past the top's depth: the top, last, is always kept.
   const kept = keep === Number.POSITIVE_INFINITY ? nodes : nodes.filter((n) => n[2].length < keep);
-  if (kept[kept.length - 1] !== top) kept.push(top);
   // The encodings are views into the trie encoder's shared slabs (nodeCodec.ts): a caller that
   // keeps one copies it.
   return { leaves: entries.length, nodes: kept };

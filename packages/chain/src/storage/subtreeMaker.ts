@@ -41,6 +41,8 @@ export class SubtreeMaker {
   private readonly inFlight = new Map<number, Asked[]>();
   private seq = 0;
   private stopped = false;
+  /** Called when the last message in flight is answered (`stop` waits for it). */
+  private idle?: () => void;
   /** Nodes made, in the worker and here. */
   readonly made = { inThread: 0, here: 0 };
 
@@ -79,23 +81,12 @@ export class SubtreeMaker {
   async stop(): Promise<void> {
     this.stopped = true;
     this.send();
-    await Promise.allSettled(
-      [...this.inFlight.values()].flat().map((a) => new Promise<void>((r) => this.whenDone(a, r))),
-    );
+    while (this.inFlight.size)
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+      });
     await this.worker?.terminate().catch(() => {});
     this.worker = undefined;
-  }
-
-  private whenDone(a: Asked, done: () => void): void {
-    const { resolve, reject } = a;
-    a.resolve = (m) => {
-      resolve(m);
-      done();
-    };
-    a.reject = (e) => {
-      reject(e);
-      done();
-    };
   }
 
   private async here(a: Omit<Asked, 'resolve' | 'reject'>): Promise<MadeSubtree> {
@@ -139,6 +130,9 @@ export class SubtreeMaker {
       if (m.t === 'drop') return;
       this.worker = this.start(this.script);
     }
+    // Keeps the process alive while an answer is awaited (a start's first make may be all that
+    // is pending), and not once idle: a store left open must not hold the process.
+    if (m.t === 'make') this.worker.ref();
     this.worker.postMessage(m);
   }
 
@@ -152,8 +146,6 @@ export class SubtreeMaker {
     worker.on('exit', (code) => {
       if (!this.stopped) this.fail(`the subtree worker exited (code ${code})`);
     });
-    // Not a reason to keep the process running.
-    worker.unref();
     return worker;
   }
 
@@ -164,6 +156,7 @@ export class SubtreeMaker {
     if ('error' in m) {
       // Made again here: a run the worker could not read is read here, or the error is reported.
       for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      if (!this.inFlight.size) this.quiet();
       return;
     }
     const made = unpack(m.packed, asked.length);
@@ -172,6 +165,13 @@ export class SubtreeMaker {
       this.made.inThread++;
       a.resolve(made[i]);
     }
+    if (!this.inFlight.size) this.quiet();
+  }
+
+  /** No answer awaited: the worker no longer keeps the process alive; `stop` may go on. */
+  private quiet(): void {
+    this.worker?.unref();
+    this.idle?.();
   }
 
   /** The worker is gone: what it had and everything after is made here. */
@@ -181,6 +181,7 @@ export class SubtreeMaker {
     this.worker = undefined;
     const lost = [...this.inFlight.values()].flat();
     this.inFlight.clear();
+    this.idle?.();
     for (const a of lost) this.here(a).then(a.resolve, a.reject);
   }
 }
