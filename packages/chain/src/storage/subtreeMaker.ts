@@ -179,6 +179,10 @@ export class SubtreeMaker {
     if (this.failure) return;
     this.failure = why;
     this.worker = undefined;
+    // On stderr for the operator; the node goes on, slower (the metric counts the nodes made here).
+    process.emitWarning(`${why}; trie nodes are made on the event loop from now on`, {
+      code: 'WHARF_SUBTREE_WORKER',
+    });
     const lost = [...this.inFlight.values()].flat();
     this.inFlight.clear();
     this.idle?.();
