@@ -47,7 +47,7 @@ export async function makeSubtree(
 
 /*
  * A worker's answers, packed into one buffer per message (moved to the node, not copied):
- *   per job    made u8 (0: no node of that keccak there) | leaves u32 | [nodes u16 | nodes]
+ *   per job    made u8 (0: no node of that keccak there) | leaves u32 | [nodes u32 | nodes]
  *   per node   keccak (32) | path length u8 | path (nibbles) | encoding length u16 | encoding
  */
 
@@ -56,7 +56,7 @@ export function pack(made: MadeSubtree[]): Uint8Array {
   for (const m of made) {
     size += 5;
     if (m.nodes) {
-      size += 2;
+      size += 4;
       for (const [, enc, p] of m.nodes) size += 32 + 1 + p.length + 2 + enc.length;
     }
   }
@@ -68,9 +68,11 @@ export function pack(made: MadeSubtree[]): Uint8Array {
     view.setUint32(at + 1, m.leaves);
     at += 5;
     if (!m.nodes) continue;
-    view.setUint16(at, m.nodes.length);
-    at += 2;
+    view.setUint32(at, m.nodes.length);
+    at += 4;
     for (const [hash, enc, p] of m.nodes) {
+      // A node's encoding is at most 532 bytes (a branch of 16 hashes and a value).
+      if (enc.length > 0xffff) throw new Error(`a trie node of ${enc.length} bytes`);
       out.set(hash, at);
       out[at + 32] = p.length;
       out.set(p, at + 33);
@@ -96,8 +98,8 @@ export function unpack(packed: Uint8Array, jobs: number): MadeSubtree[] {
       out.push({ leaves });
       continue;
     }
-    const n = view.getUint16(at);
-    at += 2;
+    const n = view.getUint32(at);
+    at += 4;
     const nodes: TrieNodeEntry[] = [];
     for (let i = 0; i < n; i++) {
       const hash = packed.subarray(at, at + 32);
