@@ -159,10 +159,7 @@ describe('FlatStateReader', () => {
     // One diff layer, flushed at once: the trie's nodes below the top are read from LevelDB.
     await initKeccak();
     const store = await openStore({ window: 1, maxBytes: 1 << 30, flushBytes: 0, flushBlocks: 1 });
-    const nodes = {
-      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
-      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
-    };
+    const nodes = store.trieNodes;
     const flat = new FlatStateReader(store, 1000);
     await flat.preload();
     let root = EMPTY_TRIE_ROOT;

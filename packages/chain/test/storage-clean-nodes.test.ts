@@ -90,7 +90,7 @@ describe('ChainStore with the clean cache', () => {
    * Three blocks of new accounts, each block's trie nodes flushed to LevelDB at once (a window of
    * one block). Returns the store and the first block's root, whose nodes are all on disk now.
    */
-  async function chain(cleanBytes: number) {
+  async function chain(cleanBytes: number, extra: number[] = []) {
     await initKeccak();
     const dir = tempDir('wharf-clean-nodes-');
     dirs.push(dir);
@@ -102,17 +102,15 @@ describe('ChainStore with the clean cache', () => {
       cleanBytes,
     });
     stores.push(store);
-    const nodes = {
-      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
-      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
-    };
+    const nodes = store.trieNodes;
     const flat = new FlatStateReader(store);
     let root = EMPTY_TRIE_ROOT;
     const roots: Uint8Array[] = [];
     for (let b = 0; b < 3; b++) {
       const diff: StateDiff = { accounts: new Map(), storage: new Map(), code: new Map() };
-      for (let i = b * 500 + 1; i <= (b + 1) * 500; i++)
-        diff.accounts.set(bytesToHex(address(i)), new Account(BigInt(i), 1n));
+      const numbers = Array.from({ length: 500 }, (_, j) => b * 500 + 1 + j);
+      if (b === 0) numbers.push(...extra);
+      for (const i of numbers) diff.accounts.set(bytesToHex(address(i)), new Account(BigInt(i), 1n));
       const r = await computeStateRoot(root, flat, diff, nodes);
       await store.writeBlock(stateOnlyBlock(b, r));
       root = r.root;
@@ -141,5 +139,50 @@ describe('ChainStore with the clean cache', () => {
       else expect(read).toBeGreaterThan(0);
     }
     expect(cached.store.cleanNodes.hits).toBeGreaterThan(0);
+  });
+
+  it('keeps of a node made from its leaves only the nodes along the keys read', async () => {
+    // Twelve accounts whose keys start with four zero nibbles: the node at path 0000 (below the
+    // depth the disk layer stores) is made from a subtree of twelve leaves and the branches
+    // over them.
+    const under = [];
+    const a = new Uint8Array(20);
+    for (let i = 1; under.length < 12; i++) {
+      new DataView(a.buffer).setUint32(16, i);
+      const h = keccak256(a);
+      if (h[0] === 0 && h[1] === 0) under.push(i);
+    }
+    const key = keccak256(address(under[0]));
+    const readers = {
+      // As the trie asks: with the key each read heads to.
+      along: (store: ChainStore) => store.trieNodes,
+      // A reader that does not say where it goes: the store keeps the whole subtree.
+      anywhere: (store: ChainStore) => ({
+        get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
+      }),
+    };
+    const kept: Record<string, number> = {};
+    let pathNodes = 0;
+    for (const [name, reader] of Object.entries(readers)) {
+      const { store, root } = await chain(8 << 20, under);
+      const nodes = reader(store);
+      // As after a restart: a flush keeps what it wrote in the cache, so the cache is emptied.
+      store.cleanNodes.clear();
+      const before = { size: store.cleanNodes.size, made: store.readKeys.nodesMade };
+      const leaf = await openTrie(root, nodes).get(key);
+      expect(leaf && createAccountFromRLP(leaf).nonce).toBe(BigInt(under[0]));
+      expect(store.readKeys.nodesMade).toBeGreaterThan(before.made);
+      kept[name] = store.cleanNodes.size - before.size;
+      pathNodes = (await openTrie(root, nodes).createProof(key)).length;
+      // What a read made, a read of the same key finds in memory: nothing is made again.
+      const made = store.readKeys.nodesMade;
+      const again = await openTrie(root, nodes).get(key);
+      expect(again).toEqual(leaf);
+      expect(store.readKeys.nodesMade).toBe(made);
+    }
+    // Along the key: at most the nodes of its path (the stored ones read from disk, and the made).
+    expect(kept.along).toBeLessThanOrEqual(pathNodes);
+    // The whole subtree: its twelve leaves at least.
+    expect(kept.anywhere).toBeGreaterThanOrEqual(12);
   });
 });

@@ -23,7 +23,7 @@ import { rangeUnder, WRITTEN_DEPTH } from '../src/storage/hashedState.js';
 import { keys } from '../src/storage/keys.js';
 import { FANOUT, LeafRuns } from '../src/storage/leafRuns.js';
 import { LEAVES_IN_LEVELDB, LEAVES_IN_RUNS } from '../src/storage/trieDatabase.js';
-import { EMPTY_TRIE_ROOT } from '../src/trie/index.js';
+import { EMPTY_TRIE_ROOT, type TrieNodeStore } from '../src/trie/index.js';
 import { tempDir } from './node-helpers.js';
 import { rng } from './rng.js';
 import { stateOnlyBlock } from './state-helpers.js';
@@ -85,9 +85,10 @@ describe.each([
     let store = await ChainStore.open(dir, limits);
     stores.push(store);
     store.tombstones = fork;
-    const nodes = {
-      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
-      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
+    // The store in use (it is reopened below).
+    const nodes: TrieNodeStore = {
+      get: (...a) => store.trieNodes.get(...a),
+      getMany: (...a) => store.trieNodes.getMany!(...a),
     };
     // The model: every account and slot as it should be.
     const accounts = new Map<string, Account | null>();
@@ -291,11 +292,7 @@ function readInAProcess(
     const { openTrie } = await import(dist + 'state/trieAdapter.js');
     await initKeccak();
     const store = await ChainStore.open(dir, JSON.parse(limits));
-    const nodes = {
-      get: (h, p, o) => store.getTrieNode(h, p, o),
-      getMany: (hs, ps, o) => store.getTrieNodes(hs, ps, o),
-    };
-    const trie = openTrie(Buffer.from(root, 'hex'), nodes);
+    const trie = openTrie(Buffer.from(root, 'hex'), store.trieNodes);
     let found = 0;
     for (let i = 1; i <= Number(count); i++) {
       const a = new Uint8Array(20);

@@ -66,16 +66,12 @@ export async function openChain(
       stored = typeof config === 'function' ? await config() : config;
     }
     const spec = await loadChainSpec(stored);
-    const nodes = {
-      get: (h: Uint8Array, p?: Uint8Array, o?: Uint8Array) => store.getTrieNode(h, p, o),
-      getMany: (hs: Uint8Array[], ps?: Uint8Array[], o?: Uint8Array) => store.getTrieNodes(hs, ps, o),
-    };
     const ctx: ChainContext = {
       spec,
       store,
       blocks: new BlockReader(store, spec.common),
       flat: new FlatStateReader(store),
-      nodes,
+      nodes: store.trieNodes,
     };
     if (stored.kind === 'dev' && stored.fork) attachFork(ctx, stored.fork, opts.fork);
     await ctx.flat.preload();

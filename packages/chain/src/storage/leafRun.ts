@@ -43,41 +43,30 @@ export interface RunSource {
   close(): Promise<void>;
 }
 
-class FileSource implements RunSource {
-  constructor(private readonly file: FileHandle) {}
-  async read(offset: number, length: number): Promise<Buffer> {
-    const buf = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await this.file.read(buf, done, length - done, offset + done);
-      if (!bytesRead) throw new Error(`a leaf run ends at ${offset + done}, before ${offset + length}`);
-      done += bytesRead;
-    }
-    return buf;
-  }
-  close(): Promise<void> {
-    return this.file.close();
-  }
-}
-
 /**
- * A file read with a blocking `pread`: for a worker thread, where a read waits for nothing else
- * and a trip through libuv's thread pool would cost more than a read from the page cache.
+ * A run's file, read with `pread`: through libuv's thread pool on the event loop, or blocking
+ * (`blocking`) in a worker thread, where a read waits for nothing else and a trip through the
+ * pool would cost more than a read from the page cache.
  */
-class BlockingFileSource implements RunSource {
-  constructor(private readonly fd: number) {}
+class FileSource implements RunSource {
+  constructor(
+    private readonly file: FileHandle,
+    private readonly blocking: boolean,
+  ) {}
   async read(offset: number, length: number): Promise<Buffer> {
     const buf = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < length) {
-      const n = fs.readSync(this.fd, buf, done, length - done, offset + done);
+      const n = this.blocking
+        ? fs.readSync(this.file.fd, buf, done, length - done, offset + done)
+        : (await this.file.read(buf, done, length - done, offset + done)).bytesRead;
       if (!n) throw new Error(`a leaf run ends at ${offset + done}, before ${offset + length}`);
       done += n;
     }
     return buf;
   }
-  async close(): Promise<void> {
-    fs.closeSync(this.fd);
+  close(): Promise<void> {
+    return this.file.close();
   }
 }
 
@@ -238,24 +227,14 @@ export class LeafRun {
     this.cleared = new Set(cleared);
   }
 
-  static async openFile(path: string): Promise<LeafRun> {
+  /** `blocking`: read with blocking `pread`s (a worker thread's: subtreeWorker.ts). */
+  static async openFile(path: string, blocking = false): Promise<LeafRun> {
     const file = await fs.promises.open(path, 'r');
     try {
       const { size } = await file.stat();
-      return await LeafRun.open(new FileSource(file), size, path);
+      return await LeafRun.open(new FileSource(file, blocking), size, path);
     } catch (e) {
       await file.close();
-      throw e;
-    }
-  }
-
-  /** A run's file read with blocking `pread`s (a worker thread's: subtreeWorker.ts). */
-  static async openFileBlocking(path: string): Promise<LeafRun> {
-    const fd = fs.openSync(path, 'r');
-    try {
-      return await LeafRun.open(new BlockingFileSource(fd), fs.fstatSync(fd).size, path);
-    } catch (e) {
-      fs.closeSync(fd);
       throw e;
     }
   }

@@ -14,9 +14,16 @@ import { sameHash } from './pathLayers.js';
 /** A subtree made: the leaves read, and its nodes (the top last) if its top's keccak is the one asked. */
 export interface MadeSubtree {
   leaves: number;
-  /** Only the nodes whose path is shorter than the `keep` asked (more than the top's). */
+  /** The top and the nodes below it that `keep` asks for. */
   nodes?: TrieNodeEntry[];
 }
+
+/**
+ * Which nodes below its top a made subtree answers: those along these keys (nibbles from the
+ * root: the keys whose reads wait on the top, which read these nodes next), or those whose path
+ * is shorter than this many nibbles (a reader that may go anywhere below).
+ */
+export type Keep = number | readonly Uint8Array[];
 
 /**
  * The subtree at `path` of the trie `owner` over the leaves in `runs` (oldest first), if its top
@@ -27,7 +34,7 @@ export async function makeSubtree(
   owner: Uint8Array | undefined,
   path: Uint8Array,
   hash: Uint8Array,
-  keep: number,
+  keep: Keep,
 ): Promise<MadeSubtree> {
   const { gte, lt } = rangeUnder(owner, path);
   const got = await Promise.all(runs.map((r) => r.range(gte, lt)));
@@ -38,11 +45,28 @@ export async function makeSubtree(
   if (!entries.length) return { leaves: 0 };
   const { ref, nodes } = buildSubtree(putsOf(owner, entries), path);
   if (!sameHash(ref, hash)) return { leaves: entries.length };
-  // `keep` is past the top's depth: the top, last, is always kept.
-  const kept = keep === Number.POSITIVE_INFINITY ? nodes : nodes.filter((n) => n[2].length < keep);
   // The encodings are views into the trie encoder's shared slabs (nodeCodec.ts): a caller that
   // keeps one copies it.
-  return { leaves: entries.length, nodes: kept };
+  return { leaves: entries.length, nodes: kept(nodes, keep) };
+}
+
+/** `nodes` (the top last, always kept) that `keep` asks for. */
+function kept(nodes: TrieNodeEntry[], keep: Keep): TrieNodeEntry[] {
+  if (keep === Number.POSITIVE_INFINITY) return nodes;
+  const out: TrieNodeEntry[] = [];
+  const last = nodes.length - 1;
+  for (let i = 0; i < last; i++) {
+    const p = nodes[i][2];
+    if (typeof keep === 'number' ? p.length < keep : keep.some((k) => isPrefix(p, k))) out.push(nodes[i]);
+  }
+  out.push(nodes[last]);
+  return out;
+}
+
+function isPrefix(p: Uint8Array, key: Uint8Array): boolean {
+  if (p.length > key.length) return false;
+  for (let i = 0; i < p.length; i++) if (p[i] !== key[i]) return false;
+  return true;
 }
 
 /*

@@ -17,7 +17,7 @@ import { builtScript } from '../builtScript.js';
 import { workerLimits } from '../workerLimits.js';
 import { leafPrefix } from './hashedState.js';
 import type { HeldRun, LeafRuns } from './leafRuns.js';
-import { type MadeSubtree, makeSubtree, unpack } from './subtreeMake.js';
+import { type Keep, type MadeSubtree, makeSubtree, unpack } from './subtreeMake.js';
 import type { FromSubtreeWorker, SubtreeJob, ToSubtreeWorker } from './subtreeWorker.js';
 
 type Bytes = Uint8Array;
@@ -26,7 +26,7 @@ interface Asked {
   owner: Bytes | undefined;
   path: Bytes;
   hash: Bytes;
-  keep: number;
+  keep: Keep;
   held: readonly HeldRun[];
   resolve: (m: MadeSubtree) => void;
   reject: (e: unknown) => void;
@@ -62,9 +62,9 @@ export class SubtreeMaker {
 
   /**
    * The subtree at `path` of the trie `owner`, made from the live leaves, if its top is the node
-   * `hash`: its nodes whose path is shorter than `keep` and its top (views: copy what is kept).
+   * `hash`: its top and the nodes below that `keep` asks for (views: copy what is kept).
    */
-  make(owner: Bytes | undefined, path: Bytes, hash: Bytes, keep: number): Promise<MadeSubtree> {
+  make(owner: Bytes | undefined, path: Bytes, hash: Bytes, keep: Keep): Promise<MadeSubtree> {
     const held = this.runs.hold(leafPrefix(owner));
     if (!held.length) {
       this.runs.release(held);

@@ -9,14 +9,14 @@
 import { parentPort } from 'node:worker_threads';
 import { initKeccak } from '../crypto/keccak.js';
 import { LeafRun } from './leafRun.js';
-import { type MadeSubtree, makeSubtree, pack } from './subtreeMake.js';
+import { type Keep, type MadeSubtree, makeSubtree, pack } from './subtreeMake.js';
 
 /** A node to make: subtreeMake.ts's arguments, with the runs to read (oldest first) by id and file. */
 export interface SubtreeJob {
   owner?: Uint8Array;
   path: Uint8Array;
   hash: Uint8Array;
-  keep: number;
+  keep: Keep;
   runs: [id: number, file: string][];
 }
 
@@ -28,7 +28,7 @@ const open = new Map<number, LeafRun>();
 async function runOf(id: number, file: string): Promise<LeafRun> {
   let run = open.get(id);
   if (!run) {
-    run = await LeafRun.openFileBlocking(file);
+    run = await LeafRun.openFile(file, true);
     open.set(id, run);
   }
   return run;

@@ -96,7 +96,7 @@ export class MerkleTrie {
       try {
         return lookup(this.rootNode, nibbles);
       } catch (e) {
-        await this.loadOrThrow(e);
+        await this.loadOrThrow(e, nibbles);
       }
     }
   }
@@ -129,13 +129,13 @@ export class MerkleTrie {
     for (;;) {
       // nodes are immutable, so a pass that meets a missing node is simply discarded
       let root = this.rootNode;
-      const missing = new Set<HashNode>();
+      const missing: Missing = new Map();
       for (const [nibbles, value] of list) {
         try {
           root = applyTo(root, nibbles, value);
         } catch (e) {
           if (!(e instanceof NeedNode)) throw e;
-          missing.add(e.node);
+          waitsOn(missing, e.node, nibbles);
         }
       }
       if (missing.size === 0) {
@@ -231,7 +231,7 @@ export class MerkleTrie {
       try {
         return this.proofPath(nibbles);
       } catch (e) {
-        await this.loadOrThrow(e);
+        await this.loadOrThrow(e, nibbles);
       }
     }
   }
@@ -267,7 +267,7 @@ export class MerkleTrie {
         this.applySync(nibbles, value);
         return;
       } catch (e) {
-        await this.loadOrThrow(e);
+        await this.loadOrThrow(e, nibbles);
       }
     }
   }
@@ -284,11 +284,11 @@ export class MerkleTrie {
     let walks: PathWalk[] = [];
     for (const [key] of list) walks.push({ key, node: this.rootNode, pos: 0 });
     for (;;) {
-      const missing = new Set<HashNode>();
+      const missing: Missing = new Map();
       const next: PathWalk[] = [];
       for (const w of walks) {
         if (walkToMissing(w)) {
-          missing.add(w.node as HashNode);
+          waitsOn(missing, w.node as HashNode, w.key);
           next.push(w);
         }
       }
@@ -298,39 +298,47 @@ export class MerkleTrie {
     }
   }
 
-  private async loadOrThrow(e: unknown): Promise<void> {
+  /**
+   * `key`: the nibbles of the key whose walk needs the node, for the store to keep what lies
+   * along it (a deletion's merged sibling is off the key's path: then only that node is kept).
+   */
+  private async loadOrThrow(e: unknown, key?: Uint8Array): Promise<void> {
     if (!(e instanceof NeedNode)) throw e;
-    await this.load(e.node);
+    await this.load(e.node, key && [key]);
   }
 
-  private load(node: HashNode): Promise<void> {
+  private load(node: HashNode, toward?: Uint8Array[]): Promise<void> {
     if (node.resolved !== undefined) return Promise.resolve();
-    node.loading ??= this.read(node).finally(() => {
+    node.loading ??= this.read(node, toward).finally(() => {
       node.loading = undefined;
     });
     return node.loading;
   }
 
-  private async read(node: HashNode): Promise<void> {
+  private async read(node: HashNode, toward?: Uint8Array[]): Promise<void> {
     install(
       node,
-      this.store === undefined ? undefined : await this.store.get(node.ref, node.path, this.owner),
+      this.store === undefined ? undefined : await this.store.get(node.ref, node.path, this.owner, toward),
     );
   }
 
   /** Loads `nodes`: with one store.getMany call when the store has it, else one get each. */
-  private async loadAll(nodes: Iterable<HashNode>): Promise<void> {
+  private async loadAll(nodes: Missing): Promise<void> {
     const store = this.store;
     if (store?.getMany === undefined) {
-      await Promise.all(Array.from(nodes, (n) => this.load(n)));
+      await Promise.all(Array.from(nodes, ([n, toward]) => this.load(n, toward)));
       return;
     }
     const todo: HashNode[] = [];
+    const toward: Uint8Array[][] = [];
     const waits: Promise<void>[] = [];
-    for (const n of nodes) {
+    for (const [n, keys] of nodes) {
       if (n.resolved !== undefined) continue;
       if (n.loading !== undefined) waits.push(n.loading);
-      else todo.push(n);
+      else {
+        todo.push(n);
+        toward.push(keys);
+      }
     }
     if (todo.length > 0) {
       const batch = store
@@ -338,6 +346,7 @@ export class MerkleTrie {
           todo.map((n) => n.ref),
           todo.map((n) => n.path),
           this.owner,
+          toward,
         )
         .then((encs) => {
           for (let i = 0; i < todo.length; i++) install(todo[i], encs[i]);
@@ -453,4 +462,13 @@ export function collectNew(node: TrieNode, out: TrieNodeEntry[], path: Uint8Arra
     n.enc = undefined;
   }
   n.stored = true;
+}
+
+/** The stored nodes a round of walks waits on, each with the keys (nibbles) of those walks. */
+type Missing = Map<HashNode, Uint8Array[]>;
+
+function waitsOn(missing: Missing, node: HashNode, key: Uint8Array): void {
+  const keys = missing.get(node);
+  if (keys) keys.push(key);
+  else missing.set(node, [key]);
 }

@@ -16,8 +16,16 @@ export interface TrieNodeStore {
    * (the nibbles from the root to the node) and `owner` (what `MerkleTrie.at` was given: the
    * keccak of the account for a storage trie) are for stores keyed by path; a store keyed by
    * hash ignores them. A path store answers undefined when the node it holds there is another.
+   * `toward`: the keys (nibbles) whose walks wait on this node, when the reader knows them; a
+   * store that makes a node with the nodes below it keeps only those along these keys
+   * (storage/chainStore.ts), the ones the walks read next. Absent: the reader may go anywhere.
    */
-  get(hash: Uint8Array, path?: Uint8Array, owner?: Uint8Array): Promise<Uint8Array | undefined>;
+  get(
+    hash: Uint8Array,
+    path?: Uint8Array,
+    owner?: Uint8Array,
+    toward?: readonly Uint8Array[],
+  ): Promise<Uint8Array | undefined>;
   /**
    * Optional: many nodes in one call, in the order asked (LevelDB's `getMany`). When present,
    * `update()` reads each round of nodes it needs with one call instead of one `get` each.
@@ -26,6 +34,7 @@ export interface TrieNodeStore {
     hashes: Uint8Array[],
     paths?: Uint8Array[],
     owner?: Uint8Array,
+    toward?: (readonly Uint8Array[] | undefined)[],
   ): Promise<(Uint8Array | undefined)[]>;
 }
 
