@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { levelDbWrites } from './lib/leveldb-log.mjs';
+import { fetchMetrics, metricValue } from './lib/metrics.mjs';
 import { preconfChartSvg } from './lib/preconf-chart.mjs';
 import { fittedDrift, latencyPerSpan, leastSquares, meanPerSpan, percentile, spanFor } from './lib/stats.mjs';
 
@@ -347,7 +348,7 @@ async function main() {
   const heapTimer = setInterval(async () => {
     const t = (now() - start) / 1000;
     try {
-      const text = await (await fetch(`${node.url}/metrics`)).text();
+      const text = await fetchMetrics(node.url);
       // The main thread's CPU (its task's stat) beside the whole process's: what the loop spends.
       heap.push({
         t,
@@ -407,7 +408,7 @@ async function main() {
   receiver.postMessage('close');
   if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, JSON.stringify(flashblocks));
 
-  const metrics = await (await fetch(`${node.url}/metrics`)).text();
+  const metrics = await fetchMetrics(node.url);
   nodeStopping = true;
   if (args['keep-data-dir']) {
     await new Promise((r) => {
@@ -467,7 +468,7 @@ async function main() {
   const perBlock = new Map();
   for (const x of flashblocks) perBlock.set(x.block, Math.max(perBlock.get(x.block) ?? 0, x.index));
   const whole = [...perBlock.values()].slice(1, -1);
-  const metric = (name) => Number(metrics.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+  const metric = (name) => metricValue(metrics, name);
   const sealMean = (metric('wharf_seal_seconds_sum') / metric('wharf_seal_seconds_count')) * 1000;
   const afterMinute = rss.filter((r) => r.t >= 60 + WARMUP);
   const growth =
@@ -816,8 +817,8 @@ function machineCpu() {
 /** Sealed blocks and the bytes of their state diffs and batches so far, from the node's /metrics. */
 async function storeFigures(url) {
   try {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const v = (name) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+    const text = await fetchMetrics(url);
+    const v = (name) => metricValue(text, name);
     return {
       blocks: v('wharf_blocks_sealed_total'),
       stateDiffBytes: v('wharf_state_diff_bytes_total'),
@@ -875,29 +876,29 @@ function processIo(pid) {
 
 /** Memory and GC figures from the node's /metrics text (MB, ms). */
 function processFigures(text) {
-  const get = (name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+  const get = (name) => metricValue(text, name);
   const mb = (x) => x / 1024 / 1024;
   return {
     heapUsed: mb(get('nodejs_heap_size_used_bytes')),
     heapTotal: mb(get('nodejs_heap_size_total_bytes')),
     external: mb(get('nodejs_external_memory_bytes')),
-    majorCount: get('nodejs_gc_duration_seconds_count\\{kind="major"\\}') || 0,
-    majorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="major"\\}') || 0) * 1000,
-    minorCount: get('nodejs_gc_duration_seconds_count\\{kind="minor"\\}') || 0,
-    minorMs: (get('nodejs_gc_duration_seconds_sum\\{kind="minor"\\}') || 0) * 1000,
+    majorCount: get('nodejs_gc_duration_seconds_count{kind="major"}') || 0,
+    majorMs: (get('nodejs_gc_duration_seconds_sum{kind="major"}') || 0) * 1000,
+    minorCount: get('nodejs_gc_duration_seconds_count{kind="minor"}') || 0,
+    minorMs: (get('nodejs_gc_duration_seconds_sum{kind="minor"}') || 0) * 1000,
     loopP99Ms: get('nodejs_eventloop_lag_p99_seconds') * 1000,
     loopMaxMs: get('nodejs_eventloop_lag_max_seconds') * 1000,
     // Transactions pre-confirmed so far: the figures below per transaction.
     txs: get('wharf_flashblock_transactions_sum'),
     // LevelDB reads so far: getMany calls, and their keys by kind (flat accounts, trie nodes).
     leveldbReads: get('wharf_leveldb_reads_total'),
-    leveldbAccountKeys: get('wharf_leveldb_read_keys_total\\{kind="account"\\}'),
-    leveldbTrieNodeKeys: get('wharf_leveldb_read_keys_total\\{kind="trie_node"\\}'),
+    leveldbAccountKeys: get('wharf_leveldb_read_keys_total{kind="account"}'),
+    leveldbTrieNodeKeys: get('wharf_leveldb_read_keys_total{kind="trie_node"}'),
     nodesMade: get('wharf_state_nodes_made_total') || 0,
     // Builds with the subtree worker (decision 0680); older ones made every node on the loop.
     nodesMadeOnLoop: get('wharf_state_nodes_made_on_loop_total') || 0,
     leveldbOtherKeys:
-      get('wharf_leveldb_read_keys_total\\{kind="storage"\\}') +
-      get('wharf_leveldb_read_keys_total\\{kind="other"\\}'),
+      get('wharf_leveldb_read_keys_total{kind="storage"}') +
+      get('wharf_leveldb_read_keys_total{kind="other"}'),
   };
 }

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuTimeUs, rpc as rpcAt } from './lib/load.mjs';
+import { fetchMetrics, metricValue } from './lib/metrics.mjs';
 import { wharfNode } from './lib/peers.mjs';
 
 const { values: args } = parseArgs({
@@ -47,7 +48,6 @@ const node = wharfNode({
 const url = `http://127.0.0.1:${args.port}`;
 const rpc = (method) => rpcAt(url, method);
 // A counter the node has not shown yet (nothing counted so far) is 0.
-const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\S+)`, 'm'))?.[1] ?? 0);
 
 try {
   const start = now();
@@ -60,14 +60,14 @@ try {
   }
   const answered = now() - start;
   const cpuAtAnswer = (cpuTimeUs(node.child.pid) ?? Number.NaN) / 1e6;
-  const atAnswer = await (await fetch(`${url}/metrics`)).text();
+  const atAnswer = await fetchMetrics(url);
   let next = head;
   while (next === head) {
     await new Promise((r) => setTimeout(r, 50));
     next = await rpc('eth_blockNumber');
   }
   const sealed = now() - start;
-  const atSeal = await (await fetch(`${url}/metrics`)).text();
+  const atSeal = await fetchMetrics(url);
   const f = (x) => (Number.isFinite(x) ? x.toLocaleString('en-US') : 'n/a');
   console.log(
     `data dir ${args['data-dir']}: ${(size(copy) / 1024 / 1024).toFixed(1)} MB, head ${BigInt(head)}`,
@@ -80,7 +80,7 @@ try {
     ['by the next block', atSeal],
   ])
     console.log(
-      `${what}: ${f(metric(text, 'wharf_state_nodes_made_total'))} trie nodes made from ${f(metric(text, 'wharf_state_leaves_read_total'))} leaves`,
+      `${what}: ${f(metricValue(text, 'wharf_state_nodes_made_total'))} trie nodes made from ${f(metricValue(text, 'wharf_state_leaves_read_total'))} leaves`,
     );
 } finally {
   await node.stop();
