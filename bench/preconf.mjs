@@ -581,6 +581,9 @@ async function main() {
   lines.push(
     `node journal file waits for an earlier block on disk, behind the seal (s, cumulative): ${histogram('wharf_seal_durable_wait_seconds')}`,
   );
+  // Builds with the subtree worker's wait counted (decision 0690); older ones print nothing here.
+  const makeWait = histogram('wharf_state_make_wait_seconds');
+  if (makeWait) lines.push(`node wait for nodes made in the subtree worker (s, cumulative): ${makeWait}`);
   const proc = processFigures(metrics);
   lines.push(
     `node event-loop delay since start: p99 ${f(proc.loopP99Ms)} ms, max ${f(proc.loopMaxMs)} ms (10 ms resolution)`,

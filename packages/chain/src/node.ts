@@ -31,7 +31,7 @@ import type { ChainNode, ChainNodeOptions } from './options.js';
 import { bytesToHex, hexToBytes, quantity } from './primitives/hex.js';
 import { LocalChainReader } from './reader/localChainReader.js';
 import { startProcessMetrics } from './processMetrics.js';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { RpcContext } from './rpc/context.js';
 import { baseMethods } from './rpc/baseExtensions.js';
 import { anvilMethods } from './rpc/anvil.js';
@@ -334,6 +334,13 @@ export async function startChainNode(options: ChainNodeOptions): Promise<ChainNo
     'Of those, the nodes made on the event loop rather than in the subtree worker (decision 0680): every one with --ephemeral, and all after a worker failed.',
     () => ctx.store.subtrees.made.here,
   );
+  const makeWait = new Histogram({
+    name: 'wharf_state_make_wait_seconds',
+    help: "Time from a turn's nodes to make being sent to the subtree worker to their answer (decision 0680): what a read of such a node waits, the builder's staging included.",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [producer.metrics.registry],
+  });
+  ctx.store.subtrees.onAnswer = (seconds) => makeWait.observe(seconds);
   written(
     'wharf_state_leaves_read_total',
     'Leaves those range reads returned.',

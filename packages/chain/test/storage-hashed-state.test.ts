@@ -172,11 +172,16 @@ describe.each([
     // The head (block 13) is past the disk layer (block 11): its newest two blocks are diff
     // layers; everything below them is made.
     const made = store.readKeys.nodesMade;
+    const waits: number[] = [];
+    store.subtrees.onAnswer = (seconds) => waits.push(seconds);
     expect(await expectHead()).toBeGreaterThan(5_000);
     expect(store.readKeys.nodesMade - made).toBeGreaterThan(100);
     // Made in the subtree worker (it reads the runs' files itself), none on the event loop.
     expect(store.subtrees.made.inThread).toBe(store.readKeys.nodesMade);
     expect(store.subtrees.made.here).toBe(0);
+    // Each answer's wait is told (node.ts: wharf_state_make_wait_seconds).
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.every((s) => s > 0 && s < 60)).toBe(true);
     await store.close();
     stores.splice(0);
     // Merged: the runs of 12 flushes were merged (the oldest ones into one, dropping deletions).

@@ -38,13 +38,16 @@ export class SubtreeMaker {
   private failure?: string;
   private readonly script?: string;
   private queued: Asked[] = [];
-  private readonly inFlight = new Map<number, Asked[]>();
+  /** Messages in flight: their makes, and when each was sent (performance.now()). */
+  private readonly inFlight = new Map<number, { asked: Asked[]; sent: number }>();
   private seq = 0;
   private stopped = false;
   /** Called when the last message in flight is answered (`stop` waits for it). */
   private idle?: () => void;
   /** Nodes made, in the worker and here. */
   readonly made = { inThread: 0, here: 0 };
+  /** Told each answer's wait in seconds, from its message sent (node.ts: a histogram). */
+  onAnswer?: (seconds: number) => void;
 
   constructor(
     private readonly runs: LeafRuns,
@@ -113,7 +116,7 @@ export class SubtreeMaker {
       return;
     }
     const seq = ++this.seq;
-    this.inFlight.set(seq, asked);
+    this.inFlight.set(seq, { asked, sent: performance.now() });
     const jobs: SubtreeJob[] = asked.map((a) => ({
       owner: a.owner,
       path: a.path,
@@ -150,9 +153,11 @@ export class SubtreeMaker {
   }
 
   private answered(m: FromSubtreeWorker): void {
-    const asked = this.inFlight.get(m.seq);
-    if (!asked) return;
+    const sent = this.inFlight.get(m.seq);
+    if (!sent) return;
     this.inFlight.delete(m.seq);
+    this.onAnswer?.((performance.now() - sent.sent) / 1000);
+    const { asked } = sent;
     if ('error' in m) {
       // Made again here: a run the worker could not read is read here, or the error is reported.
       for (const a of asked) this.here(a).then(a.resolve, a.reject);
@@ -183,7 +188,7 @@ export class SubtreeMaker {
     process.emitWarning(`${why}; trie nodes are made on the event loop from now on`, {
       code: 'WHARF_SUBTREE_WORKER',
     });
-    const lost = [...this.inFlight.values()].flat();
+    const lost = [...this.inFlight.values()].flatMap((f) => f.asked);
     this.inFlight.clear();
     this.idle?.();
     for (const a of lost) this.here(a).then(a.resolve, a.reject);
