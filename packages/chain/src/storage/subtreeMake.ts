@@ -69,6 +69,120 @@ function isPrefix(p: Uint8Array, key: Uint8Array): boolean {
   return true;
 }
 
+/** A node to make (subtreeWorker.ts): `makeSubtree`'s arguments, with the runs to read (oldest first) by id. */
+export interface SubtreeJob {
+  owner?: Uint8Array;
+  path: Uint8Array;
+  hash: Uint8Array;
+  keep: Keep;
+  runs: number[];
+}
+
+/** `keep` as packed: a depth below this, or one of these two. */
+const KEEP_KEYS = 254;
+const KEEP_ALL = 255;
+
+/*
+ * A message's jobs, packed into one buffer (moved to the worker: a few hundred jobs a message
+ * cloned object by object cost the main thread ~2.5% of its time at minute 14 of 1,000/s):
+ *   jobs u32, then per job
+ *     owner flag u8 | [owner (32)] | path length u8 | path (nibbles) | keccak (32)
+ *     | keep u8 (a depth; KEEP_ALL; KEEP_KEYS: keys u16 | per key: length u8 | nibbles)
+ *     | runs u16 | per run: id u32
+ */
+
+export function packJobs(jobs: readonly SubtreeJob[]): Uint8Array {
+  let size = 4;
+  for (const j of jobs) {
+    size += 1 + (j.owner ? 32 : 0) + 1 + j.path.length + 32 + 1 + 2 + 4 * j.runs.length;
+    if (typeof j.keep !== 'number') {
+      size += 2;
+      for (const k of j.keep) size += 1 + k.length;
+    }
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, jobs.length);
+  let at = 4;
+  for (const j of jobs) {
+    out[at++] = j.owner ? 1 : 0;
+    if (j.owner) {
+      out.set(j.owner, at);
+      at += 32;
+    }
+    out[at++] = j.path.length;
+    out.set(j.path, at);
+    at += j.path.length;
+    out.set(j.hash, at);
+    at += 32;
+    if (typeof j.keep === 'number') {
+      if (j.keep !== Number.POSITIVE_INFINITY && !(j.keep >= 0 && j.keep < KEEP_KEYS))
+        throw new Error(`a depth of ${j.keep} to keep`);
+      out[at++] = j.keep === Number.POSITIVE_INFINITY ? KEEP_ALL : j.keep;
+    } else {
+      out[at++] = KEEP_KEYS;
+      view.setUint16(at, j.keep.length);
+      at += 2;
+      for (const k of j.keep) {
+        out[at++] = k.length;
+        out.set(k, at);
+        at += k.length;
+      }
+    }
+    view.setUint16(at, j.runs.length);
+    at += 2;
+    for (const id of j.runs) {
+      view.setUint32(at, id);
+      at += 4;
+    }
+  }
+  return out;
+}
+
+/** `packJobs`' buffer read back (views into it). */
+export function unpackJobs(packed: Uint8Array): SubtreeJob[] {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const n = view.getUint32(0);
+  const jobs: SubtreeJob[] = [];
+  let at = 4;
+  for (let i = 0; i < n; i++) {
+    let owner: Uint8Array | undefined;
+    if (packed[at++] === 1) {
+      owner = packed.subarray(at, at + 32);
+      at += 32;
+    }
+    const pl = packed[at++];
+    const path = packed.subarray(at, at + pl);
+    at += pl;
+    const hash = packed.subarray(at, at + 32);
+    at += 32;
+    const k = packed[at++];
+    let keep: Keep;
+    if (k === KEEP_ALL) keep = Number.POSITIVE_INFINITY;
+    else if (k !== KEEP_KEYS) keep = k;
+    else {
+      const keys: Uint8Array[] = [];
+      const count = view.getUint16(at);
+      at += 2;
+      for (let j = 0; j < count; j++) {
+        const len = packed[at++];
+        keys.push(packed.subarray(at, at + len));
+        at += len;
+      }
+      keep = keys;
+    }
+    const runs: number[] = [];
+    const r = view.getUint16(at);
+    at += 2;
+    for (let j = 0; j < r; j++) {
+      runs.push(view.getUint32(at));
+      at += 4;
+    }
+    jobs.push({ owner, path, hash, keep, runs });
+  }
+  return jobs;
+}
+
 /*
  * A worker's answers, packed into one buffer per message (moved to the node, not copied):
  *   per job    made u8 (0: no node of that keccak there) | leaves u32 | [nodes u32 | nodes]

@@ -17,8 +17,8 @@ import { builtScript } from '../builtScript.js';
 import { workerLimits } from '../workerLimits.js';
 import { leafPrefix } from './hashedState.js';
 import type { HeldRun, LeafRuns } from './leafRuns.js';
-import { type Keep, type MadeSubtree, makeSubtree, unpack } from './subtreeMake.js';
-import type { FromSubtreeWorker, SubtreeJob, ToSubtreeWorker } from './subtreeWorker.js';
+import { type Keep, type MadeSubtree, makeSubtree, packJobs, unpack } from './subtreeMake.js';
+import type { FromSubtreeWorker, ToSubtreeWorker } from './subtreeWorker.js';
 
 type Bytes = Uint8Array;
 
@@ -41,6 +41,8 @@ export class SubtreeMaker {
   /** Messages in flight: their makes, and when each was sent (performance.now()). */
   private readonly inFlight = new Map<number, { asked: Asked[]; sent: number }>();
   private seq = 0;
+  /** Runs whose file the worker was told (until each is dropped). */
+  private readonly told = new Set<number>();
   private stopped = false;
   /** Called when the last message in flight is answered (`stop` waits for it). */
   private idle?: () => void;
@@ -55,7 +57,9 @@ export class SubtreeMaker {
     onDisk: boolean,
   ) {
     this.script = onDisk ? builtScript(import.meta.url, 'subtreeWorker.js') : undefined;
-    runs.onDrop = (id) => this.post({ t: 'drop', id });
+    runs.onDrop = (id) => {
+      if (this.told.delete(id)) this.post({ t: 'drop', id });
+    };
   }
 
   /** Whether nodes are made in the worker (`failure`: why no longer). */
@@ -117,14 +121,23 @@ export class SubtreeMaker {
     }
     const seq = ++this.seq;
     this.inFlight.set(seq, { asked, sent: performance.now() });
-    const jobs: SubtreeJob[] = asked.map((a) => ({
-      owner: a.owner,
-      path: a.path,
-      hash: a.hash,
-      keep: a.keep,
-      runs: a.held.map((h) => [h.id, this.runs.fileOf(h.id) as string]),
-    }));
-    this.post({ t: 'make', seq, jobs });
+    const files: [number, string][] = [];
+    for (const a of asked)
+      for (const h of a.held)
+        if (!this.told.has(h.id)) {
+          this.told.add(h.id);
+          files.push([h.id, this.runs.fileOf(h.id) as string]);
+        }
+    const jobs = packJobs(
+      asked.map((a) => ({
+        owner: a.owner,
+        path: a.path,
+        hash: a.hash,
+        keep: a.keep,
+        runs: a.held.map((h) => h.id),
+      })),
+    );
+    this.post({ t: 'make', seq, files, jobs });
   }
 
   private post(m: ToSubtreeWorker): void {
@@ -135,8 +148,10 @@ export class SubtreeMaker {
     }
     // Keeps the process alive while an answer is awaited (a start's first make may be all that
     // is pending), and not once idle: a store left open must not hold the process.
-    if (m.t === 'make') this.worker.ref();
-    this.worker.postMessage(m);
+    if (m.t === 'make') {
+      this.worker.ref();
+      this.worker.postMessage(m, [m.jobs.buffer as ArrayBuffer]);
+    } else this.worker.postMessage(m);
   }
 
   private start(script: string): Worker {
