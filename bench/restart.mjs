@@ -48,6 +48,7 @@ const node = wharfNode({
 const url = `http://127.0.0.1:${args.port}`;
 const rpc = (method) => rpcAt(url, method);
 // A counter the node has not shown yet (nothing counted so far) is 0.
+const counted = (text, name) => metricValue(text, name) || 0;
 
 try {
   const start = now();
@@ -80,7 +81,7 @@ try {
     ['by the next block', atSeal],
   ])
     console.log(
-      `${what}: ${f(metricValue(text, 'wharf_state_nodes_made_total'))} trie nodes made from ${f(metricValue(text, 'wharf_state_leaves_read_total'))} leaves`,
+      `${what}: ${f(counted(text, 'wharf_state_nodes_made_total'))} trie nodes made from ${f(counted(text, 'wharf_state_leaves_read_total'))} leaves`,
     );
 } finally {
   await node.stop();

@@ -41,10 +41,16 @@ describe('the subtree worker messages', () => {
     expect(unpackJobs(packJobs([]))).toEqual([]);
   });
 
-  it('refuses a depth it cannot pack rather than send another', () => {
+  it('packs what it cannot spell as keeping more, never less', () => {
     const job = { path: Uint8Array.of(1), hash: bytes(32, 1), runs: [] };
-    expect(() => packJobs([{ ...job, keep: 300 }])).toThrow(/depth of 300/);
-    expect(() => packJobs([{ ...job, keep: -1 }])).toThrow(/depth of -1/);
+    const keepOf = (keep: SubtreeJob['keep']) => unpackJobs(packJobs([{ ...job, keep }]))[0].keep;
+    // A depth past every path keeps every node; below the top's, only the top.
+    expect(keepOf(300)).toBe(Number.POSITIVE_INFINITY);
+    expect(keepOf(-1)).toBe(0);
+    // More keys than a u16 counts (a bulk update's walks through one node): all of them.
+    expect(keepOf(Array.from({ length: 70_000 }, () => bytes(64, 2)))).toBe(Number.POSITIVE_INFINITY);
+    // A path no state trie has is refused (the node makes such a job on its own thread).
+    expect(() => packJobs([{ ...job, path: new Uint8Array(300), keep: 4 }])).toThrow(/too large/);
   });
 
   it("packs the answers: a node not there, and one made with its nodes' keccaks and paths", async () => {

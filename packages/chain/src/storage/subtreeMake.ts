@@ -82,6 +82,17 @@ export interface SubtreeJob {
 const KEEP_KEYS = 254;
 const KEEP_ALL = 255;
 
+/**
+ * `keep` as it can be packed, keeping the same nodes or more (more is always right: only what
+ * is cached grows): a depth past every path keeps all, as do more keys than a u16 counts or a
+ * key longer than a u8 measures (a bulk update's root-level walks).
+ */
+function packable(keep: Keep): Keep {
+  if (typeof keep === 'number') return keep >= KEEP_KEYS ? Number.POSITIVE_INFINITY : Math.max(0, keep);
+  if (keep.length > 0xffff || keep.some((k) => k.length > 0xff)) return Number.POSITIVE_INFINITY;
+  return keep;
+}
+
 /*
  * A message's jobs, packed into one buffer (moved to the worker: a few hundred jobs a message
  * cloned object by object cost the main thread ~2.5% of its time at minute 14 of 1,000/s):
@@ -91,9 +102,12 @@ const KEEP_ALL = 255;
  *     | runs u16 | per run: id u32
  */
 
-export function packJobs(jobs: readonly SubtreeJob[]): Uint8Array {
+export function packJobs(given: readonly SubtreeJob[]): Uint8Array {
+  const jobs = given.map((j) => ({ ...j, keep: packable(j.keep) }));
   let size = 4;
   for (const j of jobs) {
+    // The state tries' paths are at most 64 nibbles, and a make reads a few dozen runs.
+    if (j.path.length > 0xff || j.runs.length > 0xffff) throw new Error('a subtree job too large to pack');
     size += 1 + (j.owner ? 32 : 0) + 1 + j.path.length + 32 + 1 + 2 + 4 * j.runs.length;
     if (typeof j.keep !== 'number') {
       size += 2;
@@ -116,8 +130,6 @@ export function packJobs(jobs: readonly SubtreeJob[]): Uint8Array {
     out.set(j.hash, at);
     at += 32;
     if (typeof j.keep === 'number') {
-      if (j.keep !== Number.POSITIVE_INFINITY && !(j.keep >= 0 && j.keep < KEEP_KEYS))
-        throw new Error(`a depth of ${j.keep} to keep`);
       out[at++] = j.keep === Number.POSITIVE_INFINITY ? KEEP_ALL : j.keep;
     } else {
       out[at++] = KEEP_KEYS;

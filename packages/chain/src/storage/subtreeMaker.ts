@@ -119,6 +119,22 @@ export class SubtreeMaker {
       for (const a of asked) this.here(a).then(a.resolve, a.reject);
       return;
     }
+    let jobs: Uint8Array;
+    try {
+      jobs = packJobs(
+        asked.map((a) => ({
+          owner: a.owner,
+          path: a.path,
+          hash: a.hash,
+          keep: a.keep,
+          runs: a.held.map((h) => h.id),
+        })),
+      );
+    } catch {
+      // A job of a trie other than the state's (a path past 255 nibbles): made here.
+      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      return;
+    }
     const seq = ++this.seq;
     this.inFlight.set(seq, { asked, sent: performance.now() });
     const files: [number, string][] = [];
@@ -128,15 +144,6 @@ export class SubtreeMaker {
           this.told.add(h.id);
           files.push([h.id, this.runs.fileOf(h.id) as string]);
         }
-    const jobs = packJobs(
-      asked.map((a) => ({
-        owner: a.owner,
-        path: a.path,
-        hash: a.hash,
-        keep: a.keep,
-        runs: a.held.map((h) => h.id),
-      })),
-    );
     this.post({ t: 'make', seq, files, jobs });
   }
 
