@@ -5,7 +5,7 @@
  * and 200 fresh recipients), each round's `update` and `root()` timed. No disk, no worker: what
  * the main thread spends hashing a flashblock's changes as the state grows (issue 33, item 3).
  *
- *   npm run build && node bench/trie-root.mjs --accounts 1200000 --rounds 200
+ *   npm run build && node --max-old-space-size=4096 bench/trie-root.mjs --accounts 1200000 --rounds 200
  */
 import { parseArgs } from 'node:util';
 import { initKeccak, keccak256 } from '../packages/chain/dist/crypto/keccak.js';
