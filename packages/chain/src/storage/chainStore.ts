@@ -251,7 +251,7 @@ export class ChainStore {
     this.trie = trieDb ? { db: trieDb, view: trieDb.snapshot() } : this.main;
     this.layers = new PathLayers(limits);
     this.cleanNodes = new CleanNodes(limits.cleanBytes ?? 0);
-    this.subtrees = new SubtreeMaker(leafRuns, leafRuns.onDisk);
+    this.subtrees = new SubtreeMaker(leafRuns);
   }
 
   /** A store in memory only (`--ephemeral`, as Anvil's default): gone when the node stops. */

@@ -16,8 +16,15 @@
  */
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 
 type Bytes = Uint8Array;
+
+/** A run's file name ends so; the number before it is the run's id. */
+export const RUN_SUFFIX = '.leaves';
+/** Run `id`'s file in the runs' folder `dir` (leafRuns.ts keeps them; the subtree worker reads them). */
+export const runFile = (dir: string, id: number) =>
+  path.join(dir, `${String(id).padStart(8, '0')}${RUN_SUFFIX}`);
 
 /** Entries are cut into blocks of about this many bytes; the index holds one key per block. */
 export const BLOCK_BYTES = 4096;

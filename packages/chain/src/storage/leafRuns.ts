@@ -24,7 +24,7 @@ import { builtScript } from '../builtScript.js';
 import { workerLimits } from '../workerLimits.js';
 import { mergeAnswers, mergeRuns } from './leafMerge.js';
 import type { MergeJob } from './leafMergeWorker.js';
-import { type LeafEntry, LeafRun, OWNER_PREFIX_BYTES, RunWriter } from './leafRun.js';
+import { type LeafEntry, LeafRun, OWNER_PREFIX_BYTES, RUN_SUFFIX, RunWriter, runFile } from './leafRun.js';
 import { fromLatin1, latin1 } from './pathLayers.js';
 
 type Bytes = Uint8Array;
@@ -36,7 +36,6 @@ const MIN_CLASS_BYTES = 1 << 20;
 /** Leaves a flush's run takes between two turns of the event loop. */
 const WRITE_SLICE = 2048;
 const STORAGE_LEAF = 'g'.charCodeAt(0);
-const SUFFIX = '.leaves';
 
 /** A live run as a read holds it (`hold`). */
 export interface HeldRun {
@@ -59,8 +58,6 @@ export interface NewRun {
   /** The reset count when it was started: a reset in between makes it moot. */
   generation: number;
 }
-
-const runName = (id: number) => `${String(id).padStart(8, '0')}${SUFFIX}`;
 
 /** A run being written (`create`), to `finish`. */
 export interface Writing {
@@ -124,7 +121,7 @@ export class LeafRuns {
 
   private constructor(
     /** The runs' folder; none: in memory (`--ephemeral`). */
-    private readonly dir?: string,
+    readonly dir?: string,
   ) {}
 
   /**
@@ -141,7 +138,7 @@ export class LeafRuns {
     await fs.promises.mkdir(dir, { recursive: true });
     const live = new Set(ids);
     for (const name of await fs.promises.readdir(dir)) {
-      if (!name.endsWith(SUFFIX)) continue;
+      if (!name.endsWith(RUN_SUFFIX)) continue;
       const id = Number.parseInt(name, 10);
       runs.nextId = Math.max(runs.nextId, id + 1);
       if (!live.has(id)) await fs.promises.rm(path.join(dir, name), { force: true });
@@ -150,7 +147,7 @@ export class LeafRuns {
       for (const id of ids) {
         runs.runs.push({
           id,
-          run: await LeafRun.openFile(path.join(dir, runName(id))),
+          run: await LeafRun.openFile(runFile(dir, id)),
           users: 0,
           retired: false,
         });
@@ -163,14 +160,9 @@ export class LeafRuns {
     return runs;
   }
 
-  /** Whether the runs are files (else in memory: `--ephemeral`). */
-  get onDisk(): boolean {
-    return this.dir !== undefined;
-  }
-
   /** The file of run `id` (none: runs in memory). */
-  fileOf(id: number): string | undefined {
-    return this.dir && path.join(this.dir, runName(id));
+  private fileOf(id: number): string | undefined {
+    return this.dir && runFile(this.dir, id);
   }
 
   /** Live runs and the bytes of their files. */

@@ -102,23 +102,25 @@ function packable(keep: Keep): Keep {
  *     | runs u16 | per run: id u32
  */
 
-export function packJobs(given: readonly SubtreeJob[]): Uint8Array {
-  const jobs = given.map((j) => ({ ...j, keep: packable(j.keep) }));
+export function packJobs(jobs: readonly SubtreeJob[]): Uint8Array {
+  const keeps = jobs.map((j) => packable(j.keep));
   let size = 4;
-  for (const j of jobs) {
+  for (const [i, j] of jobs.entries()) {
     // The state tries' paths are at most 64 nibbles, and a make reads a few dozen runs.
     if (j.path.length > 0xff || j.runs.length > 0xffff) throw new Error('a subtree job too large to pack');
     size += 1 + (j.owner ? 32 : 0) + 1 + j.path.length + 32 + 1 + 2 + 4 * j.runs.length;
-    if (typeof j.keep !== 'number') {
+    const keep = keeps[i];
+    if (typeof keep !== 'number') {
       size += 2;
-      for (const k of j.keep) size += 1 + k.length;
+      for (const k of keep) size += 1 + k.length;
     }
   }
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   view.setUint32(0, jobs.length);
   let at = 4;
-  for (const j of jobs) {
+  for (const [i, j] of jobs.entries()) {
+    const keep = keeps[i];
     out[at++] = j.owner ? 1 : 0;
     if (j.owner) {
       out.set(j.owner, at);
@@ -129,13 +131,13 @@ export function packJobs(given: readonly SubtreeJob[]): Uint8Array {
     at += j.path.length;
     out.set(j.hash, at);
     at += 32;
-    if (typeof j.keep === 'number') {
-      out[at++] = j.keep === Number.POSITIVE_INFINITY ? KEEP_ALL : j.keep;
+    if (typeof keep === 'number') {
+      out[at++] = keep === Number.POSITIVE_INFINITY ? KEEP_ALL : keep;
     } else {
       out[at++] = KEEP_KEYS;
-      view.setUint16(at, j.keep.length);
+      view.setUint16(at, keep.length);
       at += 2;
-      for (const k of j.keep) {
+      for (const k of keep) {
         out[at++] = k.length;
         out.set(k, at);
         at += k.length;

@@ -18,7 +18,7 @@ import { workerLimits } from '../workerLimits.js';
 import { leafPrefix } from './hashedState.js';
 import type { HeldRun, LeafRuns } from './leafRuns.js';
 import { type Keep, type MadeSubtree, makeSubtree, packJobs, unpack } from './subtreeMake.js';
-import type { FromSubtreeWorker, ToSubtreeWorker } from './subtreeWorker.js';
+import type { FromSubtreeWorker, SubtreeWorkerData, ToSubtreeWorker } from './subtreeWorker.js';
 
 type Bytes = Uint8Array;
 
@@ -41,8 +41,6 @@ export class SubtreeMaker {
   /** Messages in flight: their makes, and when each was sent (performance.now()). */
   private readonly inFlight = new Map<number, { asked: Asked[]; sent: number }>();
   private seq = 0;
-  /** Runs whose file the worker was told (until each is dropped). */
-  private readonly told = new Set<number>();
   private stopped = false;
   /** Called when the last message in flight is answered (`stop` waits for it). */
   private idle?: () => void;
@@ -51,15 +49,10 @@ export class SubtreeMaker {
   /** Told each answer's wait in seconds, from its message sent (node.ts: a histogram). */
   onAnswer?: (seconds: number) => void;
 
-  constructor(
-    private readonly runs: LeafRuns,
-    /** Whether the runs are files a worker can open (not `--ephemeral`'s memory). */
-    onDisk: boolean,
-  ) {
-    this.script = onDisk ? builtScript(import.meta.url, 'subtreeWorker.js') : undefined;
-    runs.onDrop = (id) => {
-      if (this.told.delete(id)) this.post({ t: 'drop', id });
-    };
+  /** `runs`: files a worker can open, unless in memory (`--ephemeral`: nodes are made here). */
+  constructor(private readonly runs: LeafRuns) {
+    this.script = runs.dir === undefined ? undefined : builtScript(import.meta.url, 'subtreeWorker.js');
+    runs.onDrop = (id) => this.post({ t: 'drop', id });
   }
 
   /** Whether nodes are made in the worker (`failure`: why no longer). */
@@ -116,7 +109,7 @@ export class SubtreeMaker {
     if (!asked.length) return;
     this.queued = [];
     if (this.failure) {
-      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      this.makeHere(asked);
       return;
     }
     let jobs: Uint8Array;
@@ -132,19 +125,12 @@ export class SubtreeMaker {
       );
     } catch {
       // A job of a trie other than the state's (a path past 255 nibbles): made here.
-      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      this.makeHere(asked);
       return;
     }
     const seq = ++this.seq;
     this.inFlight.set(seq, { asked, sent: performance.now() });
-    const files: [number, string][] = [];
-    for (const a of asked)
-      for (const h of a.held)
-        if (!this.told.has(h.id)) {
-          this.told.add(h.id);
-          files.push([h.id, this.runs.fileOf(h.id) as string]);
-        }
-    this.post({ t: 'make', seq, files, jobs });
+    this.post({ t: 'make', seq, jobs });
   }
 
   private post(m: ToSubtreeWorker): void {
@@ -163,6 +149,8 @@ export class SubtreeMaker {
 
   private start(script: string): Worker {
     const worker = new Worker(script, {
+      // A script is set only when the runs have a folder.
+      workerData: { dir: this.runs.dir as string } satisfies SubtreeWorkerData,
       // It holds the open runs' indexes (~1 MB per 100 MB of runs) and one message's leaves.
       resourceLimits: workerLimits({ maxOldGenerationSizeMb: 64 }),
     });
@@ -182,7 +170,7 @@ export class SubtreeMaker {
     const { asked } = sent;
     if ('error' in m) {
       // Made again here: a run the worker could not read is read here, or the error is reported.
-      for (const a of asked) this.here(a).then(a.resolve, a.reject);
+      this.makeHere(asked);
       if (!this.inFlight.size) this.quiet();
       return;
     }
@@ -213,6 +201,11 @@ export class SubtreeMaker {
     const lost = [...this.inFlight.values()].flatMap((f) => f.asked);
     this.inFlight.clear();
     this.idle?.();
-    for (const a of lost) this.here(a).then(a.resolve, a.reject);
+    this.makeHere(lost);
+  }
+
+  /** Makes `asked` here, on the event loop, answering each as it is made. */
+  private makeHere(asked: Asked[]): void {
+    for (const a of asked) this.here(a).then(a.resolve, a.reject);
   }
 }
