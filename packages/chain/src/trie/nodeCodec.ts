@@ -281,12 +281,17 @@ export function decodeNode(enc: Uint8Array, hash: Uint8Array | undefined): Loade
       node = new ExtensionNode(path, child);
     }
   } else if (count === 17) {
+    // The children's hashes are views into one copy of the encoding (`enc` may be a view into a
+    // large shared buffer that must not be pinned): one allocation, not sixteen 32-byte copies,
+    // each an object the garbage collector copies while the node is young; and the branch's
+    // re-encoding reads its clean children's hashes from one place.
+    const own = enc.slice();
     const children: (TrieNode | undefined)[] = new Array(16);
     let pos = start;
     for (let i = 0; i < 16; i++) {
-      readItem(enc, pos, end);
+      readItem(own, pos, end);
       pos = itemEnd; // decodeChild may recurse and reuse the scratch
-      children[i] = decodeChild(enc, itemStart, itemEnd, itemIsList);
+      children[i] = decodeChild(own, itemStart, itemEnd, itemIsList, true);
     }
     readItem(enc, pos, end);
     if (itemIsList) throw bad('branch value is a list');
@@ -299,7 +304,14 @@ export function decodeNode(enc: Uint8Array, hash: Uint8Array | undefined): Loade
   return node;
 }
 
-function decodeChild(enc: Uint8Array, start: number, end: number, isList: boolean): TrieNode | undefined {
+/** `owned`: `enc` is the node's own copy, so a child's hash may be a view into it. */
+function decodeChild(
+  enc: Uint8Array,
+  start: number,
+  end: number,
+  isList: boolean,
+  owned = false,
+): TrieNode | undefined {
   if (isList) {
     // an embedded node: its bytes include the list header just before `start`
     const header = listHeaderLength(end - start);
@@ -307,5 +319,5 @@ function decodeChild(enc: Uint8Array, start: number, end: number, isList: boolea
   }
   if (end === start) return undefined;
   if (end - start !== 32) throw bad('child reference is not 32 bytes');
-  return new HashNode(enc.slice(start, end));
+  return new HashNode(owned ? enc.subarray(start, end) : enc.slice(start, end));
 }
