@@ -301,10 +301,13 @@ async function main() {
   let roundTripCount = 0;
   const refused = new Map();
   let measuredFrom = Number.POSITIVE_INFINITY; // when the first measured transaction returned
-  const join = (i, answeredAt, sent, at) => {
+  // Submit-to-pending over 250 ms, by the index of the flashblock that carried the transaction.
+  const slowByIndex = [];
+  const join = (i, answeredAt, sent, at, index) => {
     if (i < SKIP) return;
     latAt[joined] = answeredAt;
     latMs[joined] = Math.max(0, at - answeredAt);
+    if (latMs[joined] > 250) slowByIndex[index] = (slowByIndex[index] ?? 0) + 1;
     sendMs[joined] = Math.max(0, at - sent);
     joined++;
   };
@@ -327,8 +330,8 @@ async function main() {
       const a = answered.get(h);
       if (a) {
         answered.delete(h);
-        join(a[0], a[1], a[2], m.at);
-      } else early.set(h, m.at);
+        join(a[0], a[1], a[2], m.at, m.index);
+      } else early.set(h, [m.at, m.index]);
     }
   });
 
@@ -387,7 +390,7 @@ async function main() {
         const at = early.get(hash);
         if (at !== undefined) {
           early.delete(hash);
-          join(i, t, sent, at);
+          join(i, t, sent, at[0], at[1]);
         } else answered.set(hash, [i, t, sent]);
       }
     });
@@ -544,15 +547,22 @@ async function main() {
   }
   // Which pre-confirmations were more than 20 ms off: the first of a block (after the seal) or others.
   const off = { first: 0, other: 0 };
+  const offByIndex = [];
   for (let i = 1; i < flashblocks.length; i++) {
     const [a, b] = [flashblocks[i - 1], flashblocks[i]];
     if (b.at < measuredFrom || b.at > sentUntil || b.index === 0) continue;
     const p = b.index === 1 ? flashblocks[i - 2] : a;
     if (!p || Math.abs(b.at - p.at - INTERVAL) <= 20) continue;
     off[b.index === 1 ? 'first' : 'other']++;
+    offByIndex[b.index] = (offByIndex[b.index] ?? 0) + 1;
   }
+  const byIndex = (counts) =>
+    Array.from(counts, (c, k) => `${k}: ${c ?? 0}`)
+      .slice(1)
+      .join(', ');
   lines.push(
-    `pre-confirmations more than 20 ms off the interval: ${off.first} first of a block, ${off.other} others`,
+    `pre-confirmations more than 20 ms off the interval: ${off.first} first of a block, ${off.other} others (by index ${byIndex(offByIndex)})`,
+    `submit-to-pending over 250 ms, by the index of the flashblock carrying it: ${byIndex(slowByIndex)}`,
   );
   lines.push(
     `submit-to-pending over 250 ms, per ${SLOW_SPAN} s of the measured window: ${slowBySpan.join(', ')}`,
