@@ -13,6 +13,7 @@ import {
   BranchNode,
   EXTENSION,
   ExtensionNode,
+  HASH,
   HashNode,
   LEAF,
   LeafNode,
@@ -148,13 +149,15 @@ export function encodeNode(node: LoadedNode): Uint8Array {
   payload = v === undefined ? 1 : stringLength(v.length, v[0]);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
-    payload += c === undefined ? 1 : refLength(c.ref!);
+    payload += c === undefined ? 1 : c.kind === HASH ? c.refLength : refLength(c.ref!);
   }
   const out = allocate(listHeaderLength(payload) + payload);
   let pos = writeLength(out, 0, payload, 0xc0, 0xf7);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
     if (c === undefined) out[pos++] = 0x80;
+    // A stored child: its hash is copied from where it is kept, without a view of it.
+    else if (c.kind === HASH) pos = c.writeRef(out, pos);
     else pos = writeRef(out, pos, c.ref!);
   }
   if (v === undefined) out[pos] = 0x80;
@@ -174,7 +177,7 @@ export function hashNode(node: TrieNode): Uint8Array {
     const children = node.children;
     for (let i = 0; i < 16; i++) {
       const c = children[i];
-      if (c !== undefined && c.ref === undefined) hashNode(c);
+      if (c !== undefined && c.kind !== HASH && c.ref === undefined) hashNode(c);
     }
   }
   const enc = encodeNode(node as LoadedNode);
@@ -319,5 +322,5 @@ function decodeChild(
   }
   if (end === start) return undefined;
   if (end - start !== 32) throw bad('child reference is not 32 bytes');
-  return new HashNode(owned ? enc.subarray(start, end) : enc.slice(start, end));
+  return owned ? HashNode.within(enc, start) : new HashNode(enc.slice(start, end));
 }

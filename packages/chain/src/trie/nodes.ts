@@ -63,8 +63,14 @@ const NO_PATH = new Uint8Array(0);
 /** A stored node known only by its hash; loaded on first touch and kept in `resolved`. */
 export class HashNode {
   readonly kind = HASH;
-  readonly ref: Uint8Array;
   readonly stored = true;
+  /**
+   * The node's keccak is `src[at .. at + 32)`. A decoded branch's children all point into the
+   * branch's one copy of its encoding (nodeCodec.ts): no array of its own per child, most never
+   * read (decision 0700). `ref` makes a view when asked; encoding copies from here (`copyRef`).
+   */
+  private readonly src: Uint8Array;
+  private readonly at: number;
   resolved: LoadedNode | undefined = undefined;
   /** The read in progress, shared by everyone who needs this node meanwhile. */
   loading: Promise<void> | undefined = undefined;
@@ -80,11 +86,44 @@ export class HashNode {
   nibble: number;
   /** The extension's nibbles below `base` (empty: none). */
   ext: Uint8Array;
-  constructor(hash: Uint8Array, base: Uint8Array = NO_PATH, nibble = -1, ext: Uint8Array = NO_PATH) {
-    this.ref = hash;
+  /** `hash`: the 32-byte keccak, or (with `at`) a buffer holding it at `at`. */
+  constructor(hash: Uint8Array, base: Uint8Array = NO_PATH, nibble = -1, ext: Uint8Array = NO_PATH, at = 0) {
+    this.src = hash;
+    this.at = at;
     this.base = base;
     this.nibble = nibble;
     this.ext = ext;
+  }
+
+  /** The child hash at `src[at .. at + 32)` of a decoded node's own copy of its encoding. */
+  static within(src: Uint8Array, at: number): HashNode {
+    return new HashNode(src, NO_PATH, -1, NO_PATH, at);
+  }
+
+  /** The node's keccak (a view; do not modify it). */
+  get ref(): Uint8Array {
+    const { src, at } = this;
+    return at === 0 && src.length === 32 ? src : src.subarray(at, at + 32);
+  }
+
+  /**
+   * What a parent's encoding holds for this node: 0xa0 and its keccak, or the encoding itself
+   * when it is embedded (shorter than 32 bytes: orderedTrieRoot.ts folds those into HashNodes too).
+   */
+  get refLength(): number {
+    return this.src.length - this.at < 32 ? this.src.length : 33;
+  }
+
+  /** Writes `refLength` bytes into `out` at `pos` without making a view; returns the end. */
+  writeRef(out: Uint8Array, pos: number): number {
+    const { src, at } = this;
+    if (src.length - at < 32) {
+      out.set(src, pos);
+      return pos + src.length;
+    }
+    out[pos++] = 0xa0;
+    for (let j = 0; j < 32; j++) out[pos + j] = src[at + j];
+    return pos + 32;
   }
 
   get path(): Uint8Array {
