@@ -284,10 +284,10 @@ export function decodeNode(enc: Uint8Array, hash: Uint8Array | undefined): Loade
       node = new ExtensionNode(path, child);
     }
   } else if (count === 17) {
-    // The children's hashes are views into one copy of the encoding (`enc` may be a view into a
-    // large shared buffer that must not be pinned): one allocation, not sixteen 32-byte copies,
-    // each an object the garbage collector copies while the node is young; and the branch's
-    // re-encoding reads its clean children's hashes from one place.
+    // The children keep where their hashes are in one copy of the encoding (`enc` may be a view
+    // into a large shared buffer that must not be pinned): one allocation, not sixteen 32-byte
+    // arrays the garbage collector copies while the node is young (decision 0700); and the
+    // branch's re-encoding reads its stored children's hashes from one place.
     const own = enc.slice();
     const children: (TrieNode | undefined)[] = new Array(16);
     let pos = start;
@@ -307,7 +307,7 @@ export function decodeNode(enc: Uint8Array, hash: Uint8Array | undefined): Loade
   return node;
 }
 
-/** `owned`: `enc` is the node's own copy, so a child's hash may be a view into it. */
+/** `owned`: `enc` is the node's own copy, so a stored child may keep its hash's place in it. */
 function decodeChild(
   enc: Uint8Array,
   start: number,

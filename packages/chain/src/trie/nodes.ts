@@ -67,7 +67,7 @@ export class HashNode {
   /**
    * The node's keccak is `src[at .. at + 32)`. A decoded branch's children all point into the
    * branch's one copy of its encoding (nodeCodec.ts): no array of its own per child, most never
-   * read (decision 0700). `ref` makes a view when asked; encoding copies from here (`copyRef`).
+   * read (decision 0700). `ref` makes a view when asked; encoding copies from here (`writeRef`).
    */
   private readonly src: Uint8Array;
   private readonly at: number;
