@@ -363,6 +363,15 @@ describe('MerkleTrie.update atomicity', () => {
   });
 });
 
+/** Puts a random value at each key, in our trie and in the reference one. */
+async function putRandom(t: MerkleTrie, ref: MerklePatriciaTrie, keys: Uint8Array[], r: () => number) {
+  for (const k of keys) {
+    const v = randomValue(r);
+    await t.put(k, v);
+    await ref.put(k, v);
+  }
+}
+
 /**
  * A store that answers with views into buffers it reuses (as a database's read buffer or a
  * cache's slab may be): each buffer is scribbled over a turn after its read.
@@ -385,11 +394,7 @@ describe('MerkleTrie over a store that reuses its buffers', () => {
     const ref = await createMPT();
     const t = MerkleTrie.empty(store);
     const keys = Array.from({ length: 400 }, () => randomBytes(r, 32));
-    for (const k of keys) {
-      const v = randomValue(r);
-      await t.put(k, v);
-      await ref.put(k, v);
-    }
+    await putRandom(t, ref, keys, r);
     store.putAll(t.commit().nodes);
     t.evict(1);
     // Reads decode branches from the store's buffers, which are scribbled over afterwards.
@@ -414,11 +419,7 @@ describe('MerkleTrie.evict', () => {
     const ref = await createMPT();
     const t = MerkleTrie.empty(store);
     const keys = Array.from({ length: 300 }, () => randomBytes(r, 32));
-    for (const k of keys) {
-      const v = randomValue(r);
-      await t.put(k, v);
-      await ref.put(k, v);
-    }
+    await putRandom(t, ref, keys, r);
     // an uncommitted change survives eviction
     store.putAll(t.commit().nodes);
     await t.put(keys[0], Uint8Array.of(1, 2, 3));

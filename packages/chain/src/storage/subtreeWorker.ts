@@ -2,9 +2,9 @@
  * The subtree worker (decision 0680): makes the disk layer's nodes from their leaves off the
  * event loop. One thread, started by subtreeMaker.ts at the first node made. It opens a run by
  * its id in the runs' folder (leafRun.ts `runFile`) when a job first reads it, and reads it with
- * blocking `pread`s (here a read waits for nothing else). A job's
- * runs are held by the node until the answer is back; the node says when a run is gone for good
- * (`drop`), and its file is closed here. Jobs come and answers go back packed in one buffer each
+ * blocking `pread`s (here a read waits for nothing else). A job's runs are held by the node until
+ * the answer is back; the node says when a run is gone for good (`drop`), and its file is closed
+ * here. Jobs come and answers go back packed in one buffer each
  * way (subtreeMake.ts `packJobs`, `pack`), moved, not copied.
  */
 import { parentPort, workerData } from 'node:worker_threads';
